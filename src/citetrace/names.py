@@ -1,0 +1,307 @@
+"""The single source of every name citetrace puts on the wire.
+
+Span attributes, metric names, label value sets and environment variables live here and nowhere else:
+code imports them, and dashboards, alert rules and docs are tested against them. A renamed string that
+only changed in one place is how a dashboard ends up showing "No data".
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+# ---------------------------------------------------------------------------------------------------------
+# GenAI semantic conventions (spelled as in semantic-conventions-genai; not imported from the deprecated
+# incubating module on purpose).
+# ---------------------------------------------------------------------------------------------------------
+GEN_AI_OPERATION_NAME: Final = "gen_ai.operation.name"
+"""Operation on every span we create: ``execute_tool`` or ``invoke_agent``. Set at span start."""
+GEN_AI_TOOL_NAME: Final = "gen_ai.tool.name"
+"""The tool's name (the decorated function's name unless ``name=`` is given)."""
+GEN_AI_TOOL_TYPE: Final = "gen_ai.tool.type"
+"""``function`` for everything we wrap."""
+GEN_AI_TOOL_CALL_ID: Final = "gen_ai.tool.call.id"
+"""The caller's tool-call id, when it has one (``tool_call_id=`` keyword or ``call_id`` context)."""
+GEN_AI_TOOL_DESCRIPTION: Final = "gen_ai.tool.description"
+"""The first line of the tool's docstring."""
+GEN_AI_TOOL_CALL_ARGUMENTS: Final = "gen_ai.tool.call.arguments"
+"""Opt-in content: the tool's arguments as JSON, redacted. Only with content capture."""
+GEN_AI_AGENT_NAME: Final = "gen_ai.agent.name"
+"""The agent's name on the ``invoke_agent`` root span."""
+GEN_AI_EVALUATION_RESULT: Final = "gen_ai.evaluation.result"
+"""Event name for one citation-support verdict."""
+GEN_AI_EVALUATION_NAME: Final = "gen_ai.evaluation.name"
+"""Evaluation event attribute: what was evaluated (``citation_support``)."""
+GEN_AI_EVALUATION_SCORE_VALUE: Final = "gen_ai.evaluation.score.value"
+"""Evaluation event attribute: numeric score."""
+GEN_AI_EVALUATION_SCORE_LABEL: Final = "gen_ai.evaluation.score.label"
+"""Evaluation event attribute: low-cardinality label (SUPPORTED, PARTIAL, ...)."""
+GEN_AI_EVALUATION_EXPLANATION: Final = "gen_ai.evaluation.explanation"
+"""Evaluation event attribute: short explanation."""
+
+OP_EXECUTE_TOOL: Final = "execute_tool"
+"""Value of ``gen_ai.operation.name`` on tool spans."""
+OP_INVOKE_AGENT: Final = "invoke_agent"
+"""Value of ``gen_ai.operation.name`` on the run's root span."""
+TOOL_TYPE_FUNCTION: Final = "function"
+"""Value of ``gen_ai.tool.type`` for wrapped functions."""
+
+# Stable general conventions.
+ERROR_TYPE: Final = "error.type"
+"""Low-cardinality failure class: exception ``__qualname__`` or one of ``ERROR_TYPE_*``."""
+HTTP_RESPONSE_STATUS_CODE: Final = "http.response.status_code"
+"""HTTP status of the tool's response, when known."""
+URL_FULL: Final = "url.full"
+"""Fetch: the URL read, with credentials and secret-looking query parameters redacted."""
+SERVER_ADDRESS: Final = "server.address"
+"""Fetch: the host read from."""
+
+ERROR_TYPE_RATE_LIMITED: Final = "rate_limited"
+"""``error.type`` for a rate-limited call that raised nothing we can name, or returned a 429."""
+ERROR_TYPE_TOOL_ERROR: Final = "tool_error"
+"""``error.type`` for a tool that returned a failure instead of raising."""
+
+# ---------------------------------------------------------------------------------------------------------
+# citetrace span attributes (the contract).
+# ---------------------------------------------------------------------------------------------------------
+TOOL_KIND: Final = "citetrace.tool.kind"
+"""``search`` or ``fetch``."""
+TOOL_STATUS: Final = "citetrace.tool.status"
+"""``ok``, ``empty``, ``error`` or ``rate_limited``."""
+RESULT_COUNT: Final = "citetrace.result.count"
+"""Search: number of results returned."""
+RESULT_SIZE: Final = "citetrace.result.size"
+"""Characters of text returned."""
+URLS_RETURNED: Final = "citetrace.urls_returned"
+"""Search: result URLs in order, capped (see ``ENV_MAX_URLS``)."""
+URLS_RETURNED_TRUNCATED: Final = "citetrace.urls_returned.truncated"
+"""True when ``citetrace.urls_returned`` was cut at the cap."""
+QUERY_HASH: Final = "citetrace.query.hash"
+"""Stable digest of the query after folding case and whitespace. Always on."""
+QUERY_TEXT: Final = "citetrace.query.text"
+"""Opt-in content: the query text."""
+STORE_REF: Final = "citetrace.store.ref"
+"""Fetch: reference to the stored text (``<store uri>#<run id>/<sha256>``)."""
+CONTENT_HASH: Final = "citetrace.content.hash"
+"""Fetch: sha256 of the text returned. Always on."""
+RUN_ID: Final = "citetrace.run.id"
+"""The run id, on the root span and on every tool span inside a run."""
+RUN_QUESTION: Final = "citetrace.run.question"
+"""Opt-in content: the question the run answers."""
+CITATIONS: Final = "citetrace.citations"
+"""Root span: the URLs cited by the recorded answer, in order of first citation. Always on."""
+ANSWER_TEXT: Final = "citetrace.answer.text"
+"""Opt-in content: the recorded answer."""
+ANSWER_HASH: Final = "citetrace.answer.hash"
+"""Root span: sha256 of the recorded answer. Always on."""
+CAPTURE_ERRORS: Final = "citetrace.capture.errors"
+"""Count of telemetry errors swallowed while building this span (normally absent)."""
+
+TOOL_KIND_SEARCH: Final = "search"
+TOOL_KIND_FETCH: Final = "fetch"
+TOOL_KINDS: Final = (TOOL_KIND_SEARCH, TOOL_KIND_FETCH)
+"""Closed set of ``citetrace.tool.kind`` values."""
+
+STATUS_OK: Final = "ok"
+STATUS_EMPTY: Final = "empty"
+STATUS_ERROR: Final = "error"
+STATUS_RATE_LIMITED: Final = "rate_limited"
+TOOL_STATUSES: Final = (STATUS_OK, STATUS_EMPTY, STATUS_ERROR, STATUS_RATE_LIMITED)
+"""Closed set of ``citetrace.tool.status`` values."""
+
+# Summary attributes written on the root span before it ends.
+SUMMARY_PREFIX: Final = "citetrace.summary."
+"""Prefix of every summary attribute on the root span: ``citetrace.summary.<field>``."""
+SUMMARY_FIELDS: Final = (
+    "searches",
+    "reads",
+    "repeat_queries",
+    "empty_searches",
+    "failed_reads",
+    "rate_limited",
+    "distinct_urls_seen",
+    "citations",
+    "uncited_from_retrieval",
+    "cited_not_fetched",
+    "slowest_ms",
+    "total_ms",
+)
+"""Numeric summary fields, each written as ``citetrace.summary.<field>``."""
+SUMMARY_FAILURE_REASONS: Final = "citetrace.summary.failure_reasons"
+"""Root span: string array of the failure reasons that apply."""
+SUMMARY_KEEP: Final = "citetrace.summary.keep"
+"""Root span: whether the full trace is kept (failure, or the stable sample)."""
+SUMMARY_FAILED: Final = "citetrace.summary.failed"
+"""Root span: whether any failure reason applies."""
+
+
+def summary_attr(field: str) -> str:
+    """The root-span attribute name of a summary field."""
+    if field not in SUMMARY_FIELDS:
+        raise ValueError(f"unknown summary field {field!r}; expected one of {SUMMARY_FIELDS}")
+    return SUMMARY_PREFIX + field
+
+
+# Failure reasons (closed set; also the ``reason`` metric label).
+REASON_UNCITED_URL: Final = "uncited_url"
+REASON_CITED_NOT_FETCHED: Final = "cited_not_fetched"
+REASON_EMPTY_SEARCH: Final = "empty_search"
+REASON_FAILED_READS: Final = "failed_reads"
+REASON_TOO_MANY_SEARCHES: Final = "too_many_searches"
+REASON_RATE_LIMITED: Final = "rate_limited"
+REASON_AGENT_ERROR: Final = "agent_error"
+FAILURE_REASONS: Final = (
+    REASON_UNCITED_URL,
+    REASON_CITED_NOT_FETCHED,
+    REASON_EMPTY_SEARCH,
+    REASON_FAILED_READS,
+    REASON_TOO_MANY_SEARCHES,
+    REASON_RATE_LIMITED,
+    REASON_AGENT_ERROR,
+)
+"""Closed set of failure reasons."""
+
+OUTCOME_OK: Final = "ok"
+OUTCOME_FAILED: Final = "failed"
+OUTCOMES: Final = (OUTCOME_OK, OUTCOME_FAILED)
+"""Closed set of the ``outcome`` label."""
+
+TOOL_OVERFLOW: Final = "other"
+"""``tool`` label value once more distinct tool names than the cap have appeared."""
+AGENT_UNKNOWN: Final = "unknown"
+"""``agent`` label value when neither an agent name nor a service name is known."""
+
+# ---------------------------------------------------------------------------------------------------------
+# Metrics (Prometheus names, base units, counters end in _total in the exposition).
+# prometheus_client appends ``_total`` to counters itself, so counter constants are given WITH the suffix
+# as exposed, and ``counter_base`` strips it for the client.
+# ---------------------------------------------------------------------------------------------------------
+LABEL_AGENT: Final = "agent"
+LABEL_OUTCOME: Final = "outcome"
+LABEL_REASON: Final = "reason"
+LABEL_TOOL: Final = "tool"
+LABEL_KIND: Final = "kind"
+LABEL_STATUS: Final = "status"
+
+METRIC_RUNS_TOTAL: Final = "citetrace_runs_total"
+"""Counter {agent, outcome}: finished runs."""
+METRIC_RUN_FAILURES_TOTAL: Final = "citetrace_run_failures_total"
+"""Counter {agent, reason}: failed runs by each reason that applied (a run may count under several)."""
+METRIC_TOOL_CALLS_TOTAL: Final = "citetrace_tool_calls_total"
+"""Counter {agent, tool, kind, status}: tool calls."""
+METRIC_TOOL_CALL_DURATION_SECONDS: Final = "citetrace_tool_call_duration_seconds"
+"""Histogram {agent, tool, kind}: tool-call latency, with trace-id exemplars."""
+METRIC_RUN_SEARCHES: Final = "citetrace_run_searches"
+"""Histogram {agent}: searches per run."""
+METRIC_RUN_READS: Final = "citetrace_run_reads"
+"""Histogram {agent}: reads (fetches) per run."""
+METRIC_RUN_REPEAT_QUERIES: Final = "citetrace_run_repeat_queries"
+"""Histogram {agent}: repeated queries per run."""
+METRIC_RUN_DISTINCT_URLS: Final = "citetrace_run_distinct_urls"
+"""Histogram {agent}: distinct URLs seen in search results per run."""
+METRIC_RUN_CITATIONS: Final = "citetrace_run_citations"
+"""Histogram {agent}: citations per run."""
+METRIC_RUN_SLOWEST_CALL_SECONDS: Final = "citetrace_run_slowest_call_seconds"
+"""Histogram {agent}: the slowest tool call of each run."""
+METRIC_RUN_DURATION_SECONDS: Final = "citetrace_run_duration_seconds"
+"""Histogram {agent}: run duration."""
+METRIC_UNCITED_CITATIONS_TOTAL: Final = "citetrace_uncited_citations_total"
+"""Counter {agent}: cited URLs that no search returned."""
+METRIC_UNFETCHED_CITATIONS_TOTAL: Final = "citetrace_unfetched_citations_total"
+"""Counter {agent}: cited URLs the run never fetched."""
+
+# Self-metrics.
+METRIC_TRACES_IN_FLIGHT: Final = "citetrace_traces_in_flight"
+"""Gauge: traces with state held by the summarizer."""
+METRIC_TRACES_EVICTED_TOTAL: Final = "citetrace_traces_evicted_total"
+"""Counter {reason}: traces whose state was evicted (``capacity`` or ``ttl``)."""
+METRIC_SPANS_DROPPED_TOTAL: Final = "citetrace_spans_dropped_total"
+"""Counter {reason}: spans dropped by bounds (``spans_per_trace``, ``buffer``)."""
+METRIC_SPAN_PROCESSING_ERRORS_TOTAL: Final = "citetrace_span_processing_errors_total"
+"""Counter: internal errors while processing spans (caught, logged once)."""
+METRIC_STORE_WRITE_ERRORS_TOTAL: Final = "citetrace_store_write_errors_total"
+"""Counter: run-store writes that failed (caught, logged once)."""
+METRIC_CAPTURE_ERRORS_TOTAL: Final = "citetrace_capture_errors_total"
+"""Counter: telemetry errors swallowed inside the tool wrapper."""
+METRIC_TRACES_SAMPLED_TOTAL: Final = "citetrace_traces_sampled_total"
+"""Counter {decision}: keep/drop decisions of the in-process sampler (``keep``/``drop``/``early``)."""
+METRIC_SERVE_REQUESTS_TOTAL: Final = "citetrace_serve_requests_total"
+"""Counter {code}: OTLP requests answered by ``citetrace serve``, by HTTP status code."""
+METRIC_SERVE_SPANS_RECEIVED_TOTAL: Final = "citetrace_serve_spans_received_total"
+"""Counter: spans accepted by ``citetrace serve``."""
+METRIC_SERVE_REJECTED_TOTAL: Final = "citetrace_serve_rejected_total"
+"""Counter {reason}: requests rejected (``malformed``, ``too_large``, ``content_type``, ``unauthorized``)."""
+METRIC_SERVE_STARTED_SECONDS: Final = "citetrace_serve_start_time_seconds"
+"""Gauge: unix time the service started (restarts show as a step)."""
+
+LABEL_EVICT_REASON: Final = "reason"
+EVICT_CAPACITY: Final = "capacity"
+EVICT_TTL: Final = "ttl"
+EVICT_SHUTDOWN: Final = "shutdown"
+EVICT_REASONS: Final = (EVICT_CAPACITY, EVICT_TTL, EVICT_SHUTDOWN)
+"""Closed set of eviction reasons."""
+
+
+def counter_base(name: str) -> str:
+    """The name prometheus_client wants for a counter exposed as ``name`` (it adds ``_total`` itself)."""
+    return name[: -len("_total")] if name.endswith("_total") else name
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Environment variables.
+# ---------------------------------------------------------------------------------------------------------
+ENV_CAPTURE_CONTENT: Final = "CITETRACE_CAPTURE_CONTENT"
+"""``true`` records query text, arguments and answer text on spans. Default off."""
+ENV_GENAI_CAPTURE_CONTENT: Final = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+"""The util-genai switch, honoured as a fallback for ``CITETRACE_CAPTURE_CONTENT``."""
+ENV_STORE: Final = "CITETRACE_STORE"
+"""Run-store URI: ``sqlite:///path/store.db`` (default ``sqlite:///./.citetrace/store.db``) or ``memory://``."""
+ENV_TOOLS: Final = "CITETRACE_TOOLS"
+"""User functions to wrap: ``pkg.mod:func=search,pkg.mod:Class.method=fetch``."""
+ENV_AUTO_INSTRUMENT: Final = "CITETRACE_AUTO_INSTRUMENT"
+"""``true`` configures and instruments at interpreter start (startup hook)."""
+ENV_METRICS: Final = "CITETRACE_METRICS"
+"""``embedded`` (default: this process exports metrics) or ``off`` (leave them to ``citetrace serve``)."""
+ENV_METRICS_PORT: Final = "CITETRACE_METRICS_PORT"
+"""If set, ``configure()`` serves metrics on this port on 127.0.0.1."""
+ENV_EMPTY_FETCH_CHARS: Final = "CITETRACE_EMPTY_FETCH_CHARS"
+"""A fetch returning fewer characters than this is ``empty``. Default 200."""
+ENV_MAX_URLS: Final = "CITETRACE_MAX_URLS"
+"""Cap on ``citetrace.urls_returned``. Default 50."""
+ENV_SAMPLE_PERCENT: Final = "CITETRACE_SAMPLE_PERCENT"
+"""Percent of healthy traces kept. Default 2."""
+ENV_SAMPLE_SALT: Final = "CITETRACE_SAMPLE_SALT"
+"""Salt of the FNV-1a sample hash; must equal the collector's ``hash_salt``. Default ``citetrace``."""
+ENV_MAX_SEARCHES: Final = "CITETRACE_MAX_SEARCHES"
+"""More searches than this in one run is a failure (``too_many_searches``). Default 10."""
+ENV_MAX_FAILED_READS: Final = "CITETRACE_MAX_FAILED_READS"
+"""More failed reads than this is a failure (``failed_reads``). Default 1."""
+ENV_MAX_TRACES: Final = "CITETRACE_MAX_TRACES"
+"""Traces held in flight by the summarizer. Default 10000."""
+ENV_MAX_SPANS_PER_TRACE: Final = "CITETRACE_MAX_SPANS_PER_TRACE"
+"""Spans buffered per trace before an early decision. Default 1000."""
+ENV_TRACE_TTL_SECONDS: Final = "CITETRACE_TRACE_TTL_SECONDS"
+"""Seconds a trace without a finished root is kept. Default 600."""
+ENV_MAX_TOOL_NAMES: Final = "CITETRACE_MAX_TOOL_NAMES"
+"""Distinct ``tool`` label values before overflow to ``other``. Default 50."""
+ENV_SERVE_HOST: Final = "CITETRACE_SERVE_HOST"
+"""``citetrace serve`` bind address. Default 127.0.0.1."""
+ENV_SERVE_PORT: Final = "CITETRACE_SERVE_PORT"
+"""``citetrace serve`` OTLP/HTTP port. Default 4319."""
+ENV_SERVE_METRICS_PORT: Final = "CITETRACE_SERVE_METRICS_PORT"
+"""``citetrace serve`` metrics port. Default 9464."""
+ENV_SERVE_TOKEN: Final = "CITETRACE_SERVE_TOKEN"
+"""Optional bearer token required on ``POST /v1/traces``."""
+ENV_SERVE_GRACE_SECONDS: Final = "CITETRACE_SERVE_GRACE_SECONDS"
+"""Seconds after a root arrives before its trace is finalised. Default 2."""
+ENV_SERVE_MAX_BODY_BYTES: Final = "CITETRACE_SERVE_MAX_BODY_BYTES"
+"""Largest accepted request body (after decompression). Default 16 MiB."""
+
+# Standard OpenTelemetry variables we read.
+ENV_OTEL_SDK_DISABLED: Final = "OTEL_SDK_DISABLED"
+ENV_OTEL_TRACES_EXPORTER: Final = "OTEL_TRACES_EXPORTER"
+ENV_OTEL_EXPORTER_OTLP_ENDPOINT: Final = "OTEL_EXPORTER_OTLP_ENDPOINT"
+ENV_OTEL_EXPORTER_OTLP_PROTOCOL: Final = "OTEL_EXPORTER_OTLP_PROTOCOL"
+ENV_OTEL_SERVICE_NAME: Final = "OTEL_SERVICE_NAME"
+
+STORE_DEFAULT_URI: Final = "sqlite:///.citetrace/store.db"
+"""The embedded default store (relative to the working directory)."""

@@ -1,0 +1,113 @@
+"""In-memory run store for tests and for ``citetrace.testing``: same interface, nothing on disk."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import replace
+from typing import Any, Sequence
+
+from citetrace._urls import canonical_url
+from citetrace.store._model import Document, RunRecord, ToolCallRecord, content_hash, make_ref, parse_ref
+
+__all__ = ["MemoryStore"]
+
+
+class MemoryStore:
+    """Run store held in dictionaries, guarded by one lock."""
+
+    def __init__(self, uri: str = "memory://") -> None:
+        self.uri = uri
+        self._lock = threading.Lock()
+        self._content: dict[str, str] = {}
+        self._docs: list[Document] = []
+        self._runs: dict[str, RunRecord] = {}
+        self._calls: dict[str, dict[int, ToolCallRecord]] = {}
+        self._summaries: dict[str, dict[str, Any]] = {}
+
+    def put_document(
+        self,
+        run_id: str,
+        url: str,
+        text: str,
+        *,
+        status: str,
+        http_status: int | None = None,
+        content_type: str | None = None,
+        fetched_at: float | None = None,
+    ) -> str:
+        sha = content_hash(text)
+        with self._lock:
+            self._content.setdefault(sha, text)
+            self._docs.append(
+                Document(run_id, url, self._content[sha], sha, time.time() if fetched_at is None else fetched_at,
+                         status, http_status, content_type, len(text))
+            )
+        return make_ref(run_id, sha)
+
+    def documents(self, run_id: str) -> list[Document]:
+        with self._lock:
+            return [d for d in self._docs if d.run_id == run_id]
+
+    def get(self, run_id: str, url: str) -> Document | None:
+        docs = self.documents(run_id)
+        for d in reversed(docs):
+            if d.url == url:
+                return d
+        canon = canonical_url(url)
+        for d in reversed(docs):
+            if canonical_url(d.url) == canon:
+                return d
+        return None
+
+    def get_ref(self, ref: str) -> str | None:
+        _, sha = parse_ref(ref)
+        with self._lock:
+            return self._content.get(sha)
+
+    def put_run(self, run: RunRecord) -> None:
+        with self._lock:
+            self._runs[run.run_id] = run
+
+    def finish_run(self, run_id: str, *, ended_at: float, answer: str | None, error_type: str | None) -> None:
+        with self._lock:
+            run = self._runs.get(run_id)
+            if run is not None:
+                self._runs[run_id] = replace(
+                    run, ended_at=ended_at, answer=answer if answer is not None else run.answer, error_type=error_type
+                )
+
+    def put_calls(self, calls: Sequence[ToolCallRecord]) -> None:
+        with self._lock:
+            for c in calls:
+                self._calls.setdefault(c.run_id, {})[c.seq] = c
+
+    def calls(self, run_id: str) -> list[ToolCallRecord]:
+        with self._lock:
+            return [c for _, c in sorted(self._calls.get(run_id, {}).items())]
+
+    def put_summary(self, run_id: str, summary: dict[str, Any], *, trace_id: str = "", agent: str = "") -> None:
+        now = time.time()
+        with self._lock:
+            self._summaries[run_id] = dict(summary)
+            self._runs.setdefault(run_id, RunRecord(run_id, trace_id, agent or "unknown", None, now, now))
+
+    def _with_summary(self, run: RunRecord) -> RunRecord:
+        summary = self._summaries.get(run.run_id)
+        return replace(run, summary=dict(summary)) if summary is not None else run
+
+    def runs(self, limit: int = 50) -> list[RunRecord]:
+        with self._lock:
+            ordered = sorted(self._runs.values(), key=lambda r: r.started_at, reverse=True)[:limit]
+            return [self._with_summary(r) for r in ordered]
+
+    def get_run(self, run_id: str) -> RunRecord | None:
+        with self._lock:
+            run = self._runs.get(run_id) or next((r for r in self._runs.values() if r.trace_id == run_id), None)
+            if run is None:
+                matches = [r for k, r in self._runs.items() if k.startswith(run_id)]
+                run = matches[0] if len(matches) == 1 else None
+            return self._with_summary(run) if run is not None else None
+
+    def close(self) -> None:
+        """Nothing to release."""

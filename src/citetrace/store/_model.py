@@ -1,0 +1,155 @@
+"""The records the run store keeps, and the interface every backend implements.
+
+The interface is small and synchronous on purpose: SQLite (embedded default), memory (tests) and a
+server-backed store (PostgreSQL, later) all fit it, and the capture path only ever calls ``put_document``
+and ``put_run``/``finish_run``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Protocol, Sequence, runtime_checkable
+
+__all__ = ["Document", "RunRecord", "ToolCallRecord", "Store", "content_hash", "make_ref", "parse_ref"]
+
+
+def content_hash(text: str) -> str:
+    """sha256 of the UTF-8 text: the key that stores identical text once."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def make_ref(run_id: str, sha256: str) -> str:
+    """The ``citetrace.store.ref`` value for a stored document."""
+    return f"citetrace-store:{run_id}/{sha256}"
+
+
+def parse_ref(ref: str) -> tuple[str, str]:
+    """Split a store ref into (run_id, sha256); raise ValueError naming the problem."""
+    prefix = "citetrace-store:"
+    if not ref.startswith(prefix) or "/" not in ref[len(prefix):]:
+        raise ValueError(f"not a citetrace store ref: {ref!r}")
+    run_id, sha = ref[len(prefix):].rsplit("/", 1)
+    return run_id, sha
+
+
+@dataclass(frozen=True)
+class Document:
+    """One fetch's text as the agent saw it."""
+
+    run_id: str
+    url: str
+    text: str
+    sha256: str
+    fetched_at: float
+    status: str
+    http_status: int | None
+    content_type: str | None
+    size: int
+
+    @property
+    def ref(self) -> str:
+        return make_ref(self.run_id, self.sha256)
+
+
+@dataclass(frozen=True)
+class ToolCallRecord:
+    """One tool call as ``citetrace show`` prints it."""
+
+    run_id: str
+    seq: int
+    tool: str
+    kind: str
+    status: str
+    started_at: float
+    duration_ms: float
+    http_status: int | None = None
+    url: str | None = None
+    result_count: int | None = None
+    result_size: int | None = None
+    query_hash: str | None = None
+    error_type: str | None = None
+    urls_returned: Sequence[str] = ()
+    query_text: str | None = None
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One research run: what was asked, what was answered, and its summary once known."""
+
+    run_id: str
+    trace_id: str
+    agent: str
+    question: str | None
+    started_at: float
+    ended_at: float | None = None
+    answer: str | None = None
+    error_type: str | None = None
+    summary: dict[str, Any] | None = field(default=None)
+
+
+@runtime_checkable
+class Store(Protocol):
+    """What every run-store backend offers. Writes may raise; callers on the hot path catch."""
+
+    uri: str
+
+    def put_document(
+        self,
+        run_id: str,
+        url: str,
+        text: str,
+        *,
+        status: str,
+        http_status: int | None = None,
+        content_type: str | None = None,
+        fetched_at: float | None = None,
+    ) -> str:
+        """Store a fetch's text; return its ``citetrace.store.ref``. Identical text is stored once."""
+        ...
+
+    def documents(self, run_id: str) -> list[Document]:
+        """Every document of a run, in fetch order."""
+        ...
+
+    def get(self, run_id: str, url: str) -> Document | None:
+        """The latest document of a run for a URL (exact, then canonical match), or None."""
+        ...
+
+    def get_ref(self, ref: str) -> str | None:
+        """The text a ``citetrace.store.ref`` points at, or None."""
+        ...
+
+    def put_run(self, run: RunRecord) -> None:
+        """Create or replace a run's record."""
+        ...
+
+    def finish_run(
+        self, run_id: str, *, ended_at: float, answer: str | None, error_type: str | None
+    ) -> None:
+        """Record the end of a run."""
+        ...
+
+    def put_calls(self, calls: Sequence[ToolCallRecord]) -> None:
+        """Record tool calls (written in one batch at run end)."""
+        ...
+
+    def calls(self, run_id: str) -> list[ToolCallRecord]:
+        """A run's tool calls in order."""
+        ...
+
+    def put_summary(self, run_id: str, summary: dict[str, Any], *, trace_id: str = "", agent: str = "") -> None:
+        """Save a run's summary next to it (creating a bare run record if there is none)."""
+        ...
+
+    def runs(self, limit: int = 50) -> list[RunRecord]:
+        """Runs, newest first."""
+        ...
+
+    def get_run(self, run_id: str) -> RunRecord | None:
+        """One run, by id or by unique id prefix."""
+        ...
+
+    def close(self) -> None:
+        """Release connections."""
+        ...

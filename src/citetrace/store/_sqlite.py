@@ -1,0 +1,256 @@
+"""SQLite run store: the embedded default, safe across threads and processes (WAL + busy timeout).
+
+One connection per process, guarded by a lock; a forked child opens its own on first use, because an
+SQLite connection must never cross a fork.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+from contextlib import contextmanager
+
+from citetrace._urls import canonical_url
+from citetrace.store._model import Document, RunRecord, ToolCallRecord, content_hash, make_ref, parse_ref
+
+__all__ = ["SQLiteStore"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS content (
+  sha256 TEXT PRIMARY KEY,
+  text   TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS documents (
+  id           INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id       TEXT NOT NULL,
+  url          TEXT NOT NULL,
+  canonical    TEXT NOT NULL,
+  sha256       TEXT NOT NULL REFERENCES content(sha256),
+  fetched_at   REAL NOT NULL,
+  status       TEXT NOT NULL,
+  http_status  INTEGER,
+  content_type TEXT,
+  size         INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS documents_run ON documents(run_id, canonical);
+CREATE TABLE IF NOT EXISTS runs (
+  run_id     TEXT PRIMARY KEY,
+  trace_id   TEXT NOT NULL,
+  agent      TEXT NOT NULL,
+  question   TEXT,
+  started_at REAL NOT NULL,
+  ended_at   REAL,
+  answer     TEXT,
+  error_type TEXT
+);
+CREATE INDEX IF NOT EXISTS runs_started ON runs(started_at);
+CREATE INDEX IF NOT EXISTS runs_trace ON runs(trace_id);
+CREATE TABLE IF NOT EXISTS calls (
+  run_id TEXT NOT NULL,
+  seq    INTEGER NOT NULL,
+  data   TEXT NOT NULL,
+  PRIMARY KEY (run_id, seq)
+);
+CREATE TABLE IF NOT EXISTS summaries (
+  run_id     TEXT PRIMARY KEY,
+  trace_id   TEXT NOT NULL,
+  created_at REAL NOT NULL,
+  data       TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS summaries_trace ON summaries(trace_id);
+"""
+
+
+class SQLiteStore:
+    """Run store in one SQLite file."""
+
+    def __init__(self, path: str | os.PathLike[str], *, uri: str | None = None) -> None:
+        self.path = Path(path)
+        self.uri = uri or f"sqlite:///{self.path}"
+        self._lock = threading.RLock()
+        self._conn: sqlite3.Connection | None = None
+        self._pid = -1
+        with self._tx():
+            pass
+
+    # -- connection handling ------------------------------------------------------------------------
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None or self._pid != os.getpid():
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(str(self.path), timeout=30.0, check_same_thread=False, isolation_level=None)
+            conn.execute("PRAGMA busy_timeout=30000")
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.executescript(_SCHEMA)
+            self._conn = conn
+            self._pid = os.getpid()
+        return self._conn
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            conn = self._connection()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def _read(self, sql: str, args: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            conn = self._connection()
+            conn.row_factory = sqlite3.Row
+            try:
+                return list(conn.execute(sql, args))
+            finally:
+                conn.row_factory = None
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None and self._pid == os.getpid():
+                self._conn.close()
+            self._conn = None
+
+    # -- documents ----------------------------------------------------------------------------------
+    def put_document(
+        self,
+        run_id: str,
+        url: str,
+        text: str,
+        *,
+        status: str,
+        http_status: int | None = None,
+        content_type: str | None = None,
+        fetched_at: float | None = None,
+    ) -> str:
+        sha = content_hash(text)
+        with self._tx() as conn:
+            conn.execute("INSERT OR IGNORE INTO content(sha256, text) VALUES (?, ?)", (sha, text))
+            conn.execute(
+                "INSERT INTO documents(run_id, url, canonical, sha256, fetched_at, status, http_status,"
+                " content_type, size) VALUES (?,?,?,?,?,?,?,?,?)",
+                (
+                    run_id,
+                    url,
+                    canonical_url(url),
+                    sha,
+                    time.time() if fetched_at is None else fetched_at,
+                    status,
+                    http_status,
+                    content_type,
+                    len(text),
+                ),
+            )
+        return make_ref(run_id, sha)
+
+    _DOC_SQL = (
+        "SELECT d.run_id, d.url, c.text, d.sha256, d.fetched_at, d.status, d.http_status, d.content_type, d.size"
+        " FROM documents d JOIN content c ON c.sha256 = d.sha256"
+    )
+
+    @staticmethod
+    def _doc(row: sqlite3.Row) -> Document:
+        return Document(*tuple(row))
+
+    def documents(self, run_id: str) -> list[Document]:
+        rows = self._read(self._DOC_SQL + " WHERE d.run_id = ? ORDER BY d.id", (run_id,))
+        return [self._doc(r) for r in rows]
+
+    def get(self, run_id: str, url: str) -> Document | None:
+        rows = self._read(
+            self._DOC_SQL + " WHERE d.run_id = ? AND (d.url = ? OR d.canonical = ?) ORDER BY d.url = ? DESC, d.id DESC"
+            " LIMIT 1",
+            (run_id, url, canonical_url(url), url),
+        )
+        return self._doc(rows[0]) if rows else None
+
+    def get_ref(self, ref: str) -> str | None:
+        _, sha = parse_ref(ref)
+        rows = self._read("SELECT text FROM content WHERE sha256 = ?", (sha,))
+        return str(rows[0]["text"]) if rows else None
+
+    # -- runs ---------------------------------------------------------------------------------------
+    def put_run(self, run: RunRecord) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO runs(run_id, trace_id, agent, question, started_at, ended_at, answer,"
+                " error_type) VALUES (?,?,?,?,?,?,?,?)",
+                (run.run_id, run.trace_id, run.agent, run.question, run.started_at, run.ended_at, run.answer,
+                 run.error_type),
+            )
+
+    def finish_run(self, run_id: str, *, ended_at: float, answer: str | None, error_type: str | None) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE runs SET ended_at = ?, answer = COALESCE(?, answer), error_type = ? WHERE run_id = ?",
+                (ended_at, answer, error_type, run_id),
+            )
+
+    def put_calls(self, calls: Sequence[ToolCallRecord]) -> None:
+        if not calls:
+            return
+        with self._tx() as conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO calls(run_id, seq, data) VALUES (?,?,?)",
+                [(c.run_id, c.seq, json.dumps(_call_to_json(c))) for c in calls],
+            )
+
+    def calls(self, run_id: str) -> list[ToolCallRecord]:
+        rows = self._read("SELECT data FROM calls WHERE run_id = ? ORDER BY seq", (run_id,))
+        return [_call_from_json(json.loads(r["data"])) for r in rows]
+
+    def put_summary(self, run_id: str, summary: dict[str, Any], *, trace_id: str = "", agent: str = "") -> None:
+        now = time.time()
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO summaries(run_id, trace_id, created_at, data) VALUES (?,?,?,?)",
+                (run_id, trace_id, now, json.dumps(summary, sort_keys=True, default=str)),
+            )
+            conn.execute(
+                "INSERT OR IGNORE INTO runs(run_id, trace_id, agent, started_at, ended_at) VALUES (?,?,?,?,?)",
+                (run_id, trace_id, agent or "unknown", now, now),
+            )
+
+    _RUN_SQL = (
+        "SELECT r.run_id, r.trace_id, r.agent, r.question, r.started_at, r.ended_at, r.answer, r.error_type,"
+        " s.data AS summary FROM runs r LEFT JOIN summaries s ON s.run_id = r.run_id"
+    )
+
+    @staticmethod
+    def _run(row: sqlite3.Row) -> RunRecord:
+        values = dict(row)
+        raw = values.pop("summary")
+        return RunRecord(**values, summary=json.loads(raw) if raw else None)
+
+    def runs(self, limit: int = 50) -> list[RunRecord]:
+        rows = self._read(self._RUN_SQL + " ORDER BY r.started_at DESC, r.rowid DESC LIMIT ?", (limit,))
+        return [self._run(r) for r in rows]
+
+    def get_run(self, run_id: str) -> RunRecord | None:
+        rows = self._read(self._RUN_SQL + " WHERE r.run_id = ? OR r.trace_id = ?", (run_id, run_id))
+        if not rows:
+            like = run_id.replace("%", "").replace("_", "\\_") + "%"
+            rows = self._read(self._RUN_SQL + " WHERE r.run_id LIKE ? ESCAPE '\\' LIMIT 2", (like,))
+            if len(rows) != 1:
+                return None
+        return self._run(rows[0])
+
+
+def _call_to_json(call: ToolCallRecord) -> dict[str, Any]:
+    from dataclasses import asdict
+
+    data = asdict(call)
+    data["urls_returned"] = list(call.urls_returned)
+    return data
+
+
+def _call_from_json(data: dict[str, Any]) -> ToolCallRecord:
+    data["urls_returned"] = tuple(data.get("urls_returned") or ())
+    return ToolCallRecord(**data)
