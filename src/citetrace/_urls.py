@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
-__all__ = ["canonical_url", "redact_url", "redact_text", "same_page", "host_of", "REDACTED"]
+__all__ = ["canonical_url", "find_urls", "redact_url", "redact_text", "same_page", "host_of", "REDACTED"]
 
 REDACTED = "REDACTED"
 
@@ -87,6 +87,8 @@ def host_of(url: str) -> str | None:
 
 def redact_url(url: str) -> str:
     """Remove credentials and secret-looking query parameter values (keys, tokens, signatures)."""
+    if "@" not in url and "?" not in url and not _TEXT_SECRETS.search(url):
+        return url
     try:
         parts = urlsplit(url)
     except ValueError:
@@ -110,3 +112,28 @@ def redact_url(url: str) -> str:
 def redact_text(text: str) -> str:
     """Mask well-known API-key shapes inside free text (arguments, queries)."""
     return _TEXT_SECRETS.sub(REDACTED, text)
+
+
+_FIND_URL = re.compile(r"https?://[^\s<>\"'`\]\[]+")
+_TRAILING = ".,;:!?*_'\""
+
+
+def find_urls(text: str) -> list[str]:
+    """URLs in a report, in order of first appearance, de-duplicated by canonical form.
+
+    Handles markdown links ``[t](url)``, angle brackets, reference lists and bare URLs; trailing punctuation
+    and an unbalanced closing parenthesis are not part of the URL.
+    """
+    seen: set[str] = set()
+    found: list[str] = []
+    for match in _FIND_URL.finditer(text):
+        url = match.group(0)
+        while url and (url[-1] in _TRAILING or (url[-1] == ")" and url.count("(") < url.count(")"))):
+            url = url[:-1]
+        if len(url) <= len("https://"):
+            continue
+        key = canonical_url(url)
+        if key not in seen:
+            seen.add(key)
+            found.append(url)
+    return found

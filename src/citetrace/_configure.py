@@ -1,0 +1,190 @@
+"""``configure()``: one call that wires a TracerProvider, an exporter from the standard ``OTEL_*`` variables,
+the run store and citetrace's processors.
+
+It adds to a TracerProvider the application already set instead of replacing it, because replacing a
+provider silently drops the application's own exporters.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from opentelemetry import trace
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SpanExporter
+
+from citetrace import names
+from citetrace.capture import _state
+from citetrace.config import Settings, load_settings
+from citetrace.store import Store, open_store, set_default_store
+
+__all__ = ["configure", "Telemetry", "exporter_from_env"]
+
+_log = logging.getLogger("citetrace")
+_lock = threading.Lock()
+_current: "Telemetry | None" = None
+
+
+@dataclass
+class Telemetry:
+    """What ``configure()`` set up; ``shutdown()`` flushes and releases it."""
+
+    settings: Settings
+    tracer_provider: TracerProvider | None
+    store: Store | None
+    processor: SpanProcessor | None = None
+    registry: Any = None
+    metrics_server: Any = None
+    owns_provider: bool = False
+
+    def force_flush(self, timeout_millis: int = 30_000) -> bool:
+        if self.tracer_provider is not None:
+            return bool(self.tracer_provider.force_flush(timeout_millis))
+        return True
+
+    def shutdown(self) -> None:
+        global _current
+        if self.tracer_provider is not None:
+            if self.owns_provider:
+                self.tracer_provider.shutdown()
+            elif self.processor is not None:
+                self.processor.shutdown()
+        if self.metrics_server is not None:
+            server = self.metrics_server[0] if isinstance(self.metrics_server, tuple) else self.metrics_server
+            try:
+                server.shutdown()
+            except Exception:  # noqa: BLE001
+                pass
+        with _lock:
+            if _current is self:
+                _current = None
+
+
+def exporter_from_env(environ: dict[str, str] | None = None) -> SpanExporter | None:
+    """The span exporter the standard variables ask for (``otlp`` over http/protobuf by default).
+
+    ``OTEL_TRACES_EXPORTER=none`` gives None; an unknown value warns and falls back to ``otlp``.
+    """
+    env = os.environ if environ is None else environ
+    choice = env.get(names.ENV_OTEL_TRACES_EXPORTER, "otlp").strip().lower() or "otlp"
+    first = choice.split(",")[0].strip()
+    if first not in ("otlp", "console", "none"):
+        _log.warning("citetrace: ignoring %s=%r (expected otlp, console or none); using otlp",
+                     names.ENV_OTEL_TRACES_EXPORTER, choice)
+        first = "otlp"
+    if first == "none":
+        return None
+    if first == "console":
+        return ConsoleSpanExporter()
+    protocol = env.get(names.ENV_OTEL_EXPORTER_OTLP_PROTOCOL, "http/protobuf").strip().lower()
+    if protocol not in ("http/protobuf", "grpc", "http/json"):
+        _log.warning("citetrace: ignoring %s=%r (expected http/protobuf or grpc); using http/protobuf",
+                     names.ENV_OTEL_EXPORTER_OTLP_PROTOCOL, protocol)
+        protocol = "http/protobuf"
+    if protocol == "grpc":
+        from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcExporter
+
+        return GrpcExporter()
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter as HttpExporter
+
+    return HttpExporter()
+
+
+def _summary_processor(settings: Settings, store: Store | None, exporter: SpanExporter | None) -> tuple[
+    SpanProcessor | None, Any
+]:
+    """citetrace's processor: summary, metrics and keep-on-failure sampling in front of the exporter."""
+    from prometheus_client import CollectorRegistry
+
+    from citetrace.summary import TraceSummaryProcessor
+
+    registry = CollectorRegistry(auto_describe=True) if settings.metrics == "embedded" else None
+    processor = TraceSummaryProcessor(settings=settings, store=store, registry=registry, exporter=exporter)
+    return processor, registry
+
+
+def configure(
+    *,
+    tracer_provider: TracerProvider | None = None,
+    store: Store | str | None = None,
+    exporter: SpanExporter | None = None,
+    capture_content: bool | None = None,
+    metrics: str | None = None,
+    metrics_port: int | None = None,
+    **settings: Any,
+) -> Telemetry:
+    """Set citetrace up. Arguments beat ``CITETRACE_*``/``OTEL_*`` variables, which beat defaults.
+
+    ``OTEL_SDK_DISABLED=true`` makes every wrapper a straight call and sets nothing up.
+    """
+    global _current
+    resolved = load_settings(capture_content=capture_content, metrics=metrics, metrics_port=metrics_port, **settings)
+    if store is not None and not isinstance(store, (str, Store)):
+        raise TypeError(f"configure(store=...) expects a URI or a Store, got {type(store).__name__}")
+    with _lock:
+        if _current is not None:
+            _log.warning("citetrace: configure() called again; shutting down the previous configuration")
+            previous = _current
+            _current = None
+        else:
+            previous = None
+    if previous is not None:
+        previous.shutdown()
+    if resolved.sdk_disabled:
+        _state.reset(resolved)
+        telemetry = Telemetry(settings=resolved, tracer_provider=None, store=None)
+        with _lock:
+            _current = telemetry
+        return telemetry
+
+    run_store: Store | None
+    if isinstance(store, str):
+        run_store = open_store(store)
+    elif store is not None:
+        run_store = store
+    else:
+        run_store = open_store(resolved.store_uri)
+    set_default_store(run_store)
+
+    owns = False
+    provider = tracer_provider
+    if provider is None:
+        existing = trace.get_tracer_provider()
+        if isinstance(existing, TracerProvider):
+            provider = existing
+        else:
+            service = resolved.service_name or "research-agent"
+            provider = TracerProvider(resource=Resource.create({"service.name": service}))
+            trace.set_tracer_provider(provider)
+            owns = True
+            if exporter is None:
+                exporter = exporter_from_env()
+    if not isinstance(provider, TracerProvider):
+        raise TypeError("configure(tracer_provider=...) expects an opentelemetry.sdk.trace.TracerProvider")
+
+    processor, registry = _summary_processor(resolved, run_store, exporter)
+    if processor is not None:
+        provider.add_span_processor(processor)
+    elif exporter is not None:
+        provider.add_span_processor(BatchSpanProcessor(exporter))
+    _state.reset(resolved, tracer_provider=provider, store_=run_store)
+
+    server = None
+    if registry is not None and resolved.metrics_port is not None:
+        from citetrace.summary import start_metrics_server
+
+        server = start_metrics_server(resolved.metrics_port, registry=registry)
+    telemetry = Telemetry(resolved, provider, run_store, processor, registry, server, owns)
+    with _lock:
+        _current = telemetry
+    return telemetry
+
+
+def current() -> Telemetry | None:
+    """What the last ``configure()`` set up, if anything."""
+    return _current

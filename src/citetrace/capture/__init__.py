@@ -1,0 +1,23 @@
+"""Capture: turn search and fetch calls into ``execute_tool`` spans and runs into ``invoke_agent`` roots.
+
+Capture knows nothing about summaries or metrics; those subscribe through run-end hooks and span processors.
+"""
+
+from __future__ import annotations
+
+from citetrace.capture._context import current_run, in_tool_call, tool_call_id
+from citetrace.capture._core import ToolSpec, ainvoke, invoke
+from citetrace.capture._decorator import traced_tool
+from citetrace.capture._run import Run, research_run
+
+__all__ = [
+    "Run",
+    "ToolSpec",
+    "ainvoke",
+    "current_run",
+    "in_tool_call",
+    "invoke",
+    "research_run",
+    "tool_call_id",
+    "traced_tool",
+]

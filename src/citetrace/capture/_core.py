@@ -1,0 +1,339 @@
+"""One traced tool call: the span, its classification, the store write. Shared by ``@traced_tool`` and
+the auto-instrumentation, so a library call and a decorated function produce identical spans.
+
+The contract with the host agent: the wrapped callable's return value is handed back as the same object,
+its exception is re-raised as the same object with its traceback, and anything that goes wrong in here is
+swallowed, logged once and counted.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable, Iterable, Mapping, Sequence
+
+from opentelemetry import context as otel_context
+from opentelemetry import trace
+from opentelemetry.instrumentation.utils import is_instrumentation_enabled
+from opentelemetry.trace import Span, SpanKind, Status, StatusCode
+
+from citetrace import names
+from citetrace._urls import host_of, redact_text, redact_url
+from citetrace.capture import _extract, _state
+from citetrace.capture._context import CURRENT_RUN, IN_TOOL, TOOL_CALL_ID, in_tool_call
+from citetrace.store import ToolCallRecord
+
+__all__ = ["ToolSpec", "invoke", "ainvoke", "in_tool_call"]
+
+_INTERNAL = SpanKind.INTERNAL
+_ERROR_STATUSES = (names.STATUS_ERROR, names.STATUS_RATE_LIMITED)
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """How to read one tool's calls. Every hook is optional; returning None means "use the default"."""
+
+    name: str
+    kind: str
+    query_from: Callable[[Sequence[Any], Mapping[str, Any]], str | None] | None = None
+    url_from: Callable[[Sequence[Any], Mapping[str, Any]], str | None] | None = None
+    result_count: Callable[[Any], int | None] | None = None
+    result_urls: Callable[[Any], Iterable[str] | None] | None = None
+    result_text: Callable[[Any], str | None] | None = None
+    classify: Callable[[Any], str | None] | None = None
+    is_rate_limit: Callable[[BaseException], bool] | None = None
+    description: str | None = None
+    query_arg: str | None = None
+    url_arg: str | None = None
+    skip_self: bool = False
+
+    def __post_init__(self) -> None:
+        if self.kind not in names.TOOL_KINDS:
+            raise ValueError(f"tool kind must be one of {names.TOOL_KINDS}, got {self.kind!r}")
+        if not self.name:
+            raise ValueError("tool name must not be empty")
+
+
+class _Call:
+    """State of one call between start and end."""
+
+    __slots__ = ("spec", "span", "token", "t0", "wall0", "query", "url", "run", "started")
+
+    def __init__(self, spec: ToolSpec, args: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
+        self.spec = spec
+        self.run = CURRENT_RUN.get()
+        self.query: str | None = None
+        self.url: str | None = None
+        settings = _state.state.settings
+        attrs: dict[str, Any] = {
+            names.GEN_AI_OPERATION_NAME: names.OP_EXECUTE_TOOL,
+            names.GEN_AI_TOOL_NAME: spec.name,
+            names.GEN_AI_TOOL_TYPE: names.TOOL_TYPE_FUNCTION,
+            names.TOOL_KIND: spec.kind,
+        }
+        if spec.description:
+            attrs[names.GEN_AI_TOOL_DESCRIPTION] = spec.description
+        call_id = kwargs.get("tool_call_id") if isinstance(kwargs.get("tool_call_id"), str) else TOOL_CALL_ID.get()
+        if call_id:
+            attrs[names.GEN_AI_TOOL_CALL_ID] = call_id
+        if self.run is not None:
+            attrs[names.RUN_ID] = self.run.id
+            attrs[names.GEN_AI_AGENT_NAME] = self.run.agent
+        if spec.kind == names.TOOL_KIND_SEARCH:
+            query = spec.query_from(args, kwargs) if spec.query_from else None
+            if query is None:
+                query = _extract.arg_value(args, kwargs, _extract.QUERY_KWARGS, spec.query_arg, spec.skip_self)
+            self.query = query
+            if query is not None:
+                attrs[names.QUERY_HASH] = _extract.query_hash(query)
+                if settings.capture_content:
+                    attrs[names.QUERY_TEXT] = redact_text(query)
+        else:
+            url = spec.url_from(args, kwargs) if spec.url_from else None
+            if url is None:
+                url = _extract.arg_value(args, kwargs, _extract.URL_KWARGS, spec.url_arg, spec.skip_self)
+            if url is not None:
+                self.url = redact_url(url)
+                attrs[names.URL_FULL] = self.url
+                host = host_of(url)
+                if host:
+                    attrs[names.SERVER_ADDRESS] = host
+        if settings.capture_content:
+            attrs[names.GEN_AI_TOOL_CALL_ARGUMENTS] = _arguments_json(args, kwargs, spec.skip_self)
+        self.span: Span = _state.get_tracer().start_span(
+            f"execute_tool {spec.name}", kind=_INTERNAL, attributes=attrs
+        )
+        self.token = otel_context.attach(trace.set_span_in_context(self.span))
+        self.wall0 = time.time()
+        self.t0 = time.perf_counter()
+        self.started = True
+
+    def detach(self) -> None:
+        if self.started:
+            self.started = False
+            otel_context.detach(self.token)
+
+    # -- endings --------------------------------------------------------------------------------------
+    def finish(self, result: Any) -> None:
+        elapsed = time.perf_counter() - self.t0
+        self.detach()
+        spec = self.spec
+        settings = _state.state.settings
+        attrs: dict[str, Any] = {}
+        status = spec.classify(result) if spec.classify else None
+        if status is not None and status not in names.TOOL_STATUSES:
+            raise ValueError(f"classify= returned {status!r}; expected one of {names.TOOL_STATUSES}")
+        if status is None:
+            status = _extract.returned_failure(result)
+        http_status = _extract.http_status_of(result)
+        if http_status is not None:
+            attrs[names.HTTP_RESPONSE_STATUS_CODE] = http_status
+        urls: list[str] = []
+        count: int | None = None
+        text: str | None = None
+        if spec.kind == names.TOOL_KIND_SEARCH:
+            custom = spec.result_urls(result) if spec.result_urls else None
+            if custom is not None:
+                urls = _extract.iter_strings(custom)
+                count = len(urls)
+                items = _extract.locate_results(result)
+            else:
+                urls, count = _extract.extract_urls(result)
+                items = _extract.locate_results(result)
+            custom_count = spec.result_count(result) if spec.result_count else None
+            if custom_count is not None:
+                count = custom_count
+            count = count if count is not None else len(urls)
+            attrs[names.RESULT_COUNT] = count
+            attrs[names.RESULT_SIZE] = _extract.text_size(result, items)
+            cap = settings.max_urls
+            shown = [redact_url(u) for u in urls[:cap]]
+            attrs[names.URLS_RETURNED] = shown
+            if len(urls) > cap:
+                attrs[names.URLS_RETURNED_TRUNCATED] = True
+            if status is None:
+                status = names.STATUS_EMPTY if count == 0 else names.STATUS_OK
+        else:
+            text = spec.result_text(result) if spec.result_text else None
+            if text is None:
+                text = _extract.result_text(result)
+            size = len(text) if text is not None else 0
+            attrs[names.RESULT_SIZE] = size
+            if status is None:
+                status = names.STATUS_EMPTY if size < settings.empty_fetch_chars else names.STATUS_OK
+        attrs[names.TOOL_STATUS] = status
+        if status in _ERROR_STATUSES:
+            attrs[names.ERROR_TYPE] = names.ERROR_TYPE_RATE_LIMITED if status == names.STATUS_RATE_LIMITED else (
+                names.ERROR_TYPE_TOOL_ERROR
+            )
+        if spec.kind == names.TOOL_KIND_FETCH:
+            self._store(text or "", status, http_status, _extract.content_type_of(result), attrs)
+        span = self.span
+        if span.is_recording():
+            span.set_attributes(attrs)
+            if status in _ERROR_STATUSES:
+                span.set_status(Status(StatusCode.ERROR, f"tool returned {status}"))
+        span.end()
+        self._record(status, elapsed, http_status, count, attrs.get(names.RESULT_SIZE), None, urls)
+
+    def fail(self, exc: BaseException) -> None:
+        elapsed = time.perf_counter() - self.t0
+        self.detach()
+        http_status = _extract.http_status_of_exc(exc)
+        rate = (self.spec.is_rate_limit(exc) if self.spec.is_rate_limit else False) or _extract.is_rate_limit_exc(
+            exc, http_status
+        )
+        status = names.STATUS_RATE_LIMITED if rate else names.STATUS_ERROR
+        error_type = type(exc).__qualname__
+        attrs: dict[str, Any] = {names.TOOL_STATUS: status, names.ERROR_TYPE: error_type}
+        if http_status is not None:
+            attrs[names.HTTP_RESPONSE_STATUS_CODE] = http_status
+        if self.spec.kind == names.TOOL_KIND_FETCH:
+            attrs[names.RESULT_SIZE] = 0
+            self._store("", status, http_status, None, attrs)
+        else:
+            attrs[names.RESULT_COUNT] = 0
+        span = self.span
+        if span.is_recording():
+            span.set_attributes(attrs)
+            span.record_exception(exc)
+            span.set_status(Status(StatusCode.ERROR, f"{error_type}: {exc}"[:200]))
+        span.end()
+        self._record(status, elapsed, http_status, None, 0, error_type, [])
+
+    def _store(self, text: str, status: str, http_status: int | None, ctype: str | None, attrs: dict[str, Any]) -> None:
+        if self.url is None:
+            return
+        attrs[names.CONTENT_HASH] = _content_hash(text)
+        run_id = self.run.id if self.run is not None else format(self.span.get_span_context().trace_id, "032x")
+        try:
+            ref = _state.store().put_document(
+                run_id, self.url, text, status=status, http_status=http_status, content_type=ctype
+            )
+        except Exception as exc:  # noqa: BLE001 - the store must never break the agent
+            _state.count_error("store_write", exc)
+            return
+        attrs[names.STORE_REF] = ref
+
+    def _record(
+        self,
+        status: str,
+        elapsed: float,
+        http_status: int | None,
+        count: int | None,
+        size: Any,
+        error_type: str | None,
+        urls: list[str],
+    ) -> None:
+        run = self.run
+        if run is None:
+            return
+        settings = _state.state.settings
+        run.add_call(
+            ToolCallRecord(
+                run_id=run.id,
+                seq=0,
+                tool=self.spec.name,
+                kind=self.spec.kind,
+                status=status,
+                started_at=self.wall0,
+                duration_ms=elapsed * 1000.0,
+                http_status=http_status,
+                url=self.url,
+                result_count=count,
+                result_size=size if isinstance(size, int) else None,
+                query_hash=_extract.query_hash(self.query) if self.query is not None else None,
+                error_type=error_type,
+                urls_returned=tuple(urls[: settings.max_urls]),
+                query_text=redact_text(self.query) if (settings.capture_content and self.query) else None,
+            )
+        )
+
+
+def _content_hash(text: str) -> str:
+    from citetrace.store import content_hash
+
+    return content_hash(text)
+
+
+def _arguments_json(args: Sequence[Any], kwargs: Mapping[str, Any], skip_self: bool) -> str:
+    payload = {"args": list(args[1:] if skip_self else args), "kwargs": dict(kwargs)}
+    return redact_text(json.dumps(payload, default=repr)[:4096])
+
+
+def _start(spec: ToolSpec, args: Sequence[Any], kwargs: Mapping[str, Any]) -> _Call | None:
+    try:
+        return _Call(spec, args, kwargs)
+    except Exception as exc:  # noqa: BLE001
+        _state.count_error("capture", exc)
+        return None
+
+
+def _finish(call: _Call, result: Any) -> None:
+    try:
+        call.finish(result)
+    except Exception as exc:  # noqa: BLE001
+        _state.count_error("capture", exc)
+        _end_quietly(call)
+
+
+def _fail(call: _Call, error: BaseException) -> None:
+    try:
+        call.fail(error)
+    except Exception as exc:  # noqa: BLE001
+        _state.count_error("capture", exc)
+        _end_quietly(call)
+
+
+def _end_quietly(call: _Call) -> None:
+    try:
+        call.detach()
+        if getattr(call.span, "end_time", None) is None:
+            call.span.end()
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def _passthrough() -> bool:
+    return not _state.state.enabled or IN_TOOL.get() or not is_instrumentation_enabled()
+
+
+def invoke(spec: ToolSpec, wrapped: Callable[..., Any], args: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
+    """Call ``wrapped(*args, **kwargs)`` inside one tool span; return/raise exactly what it does."""
+    if _passthrough():
+        return wrapped(*args, **kwargs)
+    call = _start(spec, args, kwargs)
+    if call is None:
+        return wrapped(*args, **kwargs)
+    token = IN_TOOL.set(True)
+    try:
+        result = wrapped(*args, **kwargs)
+    except BaseException as exc:
+        IN_TOOL.reset(token)
+        _fail(call, exc)
+        raise
+    IN_TOOL.reset(token)
+    _finish(call, result)
+    return result
+
+
+async def ainvoke(
+    spec: ToolSpec, wrapped: Callable[..., Awaitable[Any]], args: Sequence[Any], kwargs: Mapping[str, Any]
+) -> Any:
+    """Async twin of ``invoke``."""
+    if _passthrough():
+        return await wrapped(*args, **kwargs)
+    call = _start(spec, args, kwargs)
+    if call is None:
+        return await wrapped(*args, **kwargs)
+    token = IN_TOOL.set(True)
+    try:
+        result = await wrapped(*args, **kwargs)
+    except BaseException as exc:
+        IN_TOOL.reset(token)
+        _fail(call, exc)
+        raise
+    IN_TOOL.reset(token)
+    _finish(call, result)
+    return result

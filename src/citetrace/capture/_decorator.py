@@ -1,0 +1,120 @@
+"""``@traced_tool``: one span per call of a search or fetch function, sync or async, method or function.
+
+The wrapper is a plain closure (cheapest to call) built with ``functools.wraps`` so that signatures,
+docstrings and ``inspect`` keep working; when tracing is disabled it is a flag check and a straight call.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Any, Callable, Iterable, TypeVar, overload
+
+from citetrace import names
+from citetrace.capture import _state
+from citetrace.capture._context import IN_TOOL
+from citetrace.capture._core import ToolSpec, ainvoke, invoke
+
+__all__ = ["traced_tool"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _first_doc_line(fn: Callable[..., Any]) -> str | None:
+    doc = inspect.getdoc(fn)
+    return doc.strip().splitlines()[0][:200] if doc else None
+
+
+def _takes_self(fn: Callable[..., Any]) -> bool:
+    try:
+        params = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return False
+    return bool(params) and params[0] in ("self", "cls")
+
+
+@overload
+def traced_tool(fn: F) -> F: ...
+
+
+@overload
+def traced_tool(
+    fn: None = None,
+    *,
+    kind: str = ...,
+    name: str | None = ...,
+    classify: Callable[[Any], str | None] | None = ...,
+    extract_urls: Callable[[Any], Iterable[str]] | None = ...,
+    query_arg: str | None = ...,
+    url_arg: str | None = ...,
+    description: str | None = ...,
+) -> Callable[[F], F]: ...
+
+
+def traced_tool(
+    fn: Callable[..., Any] | None = None,
+    *,
+    kind: str = names.TOOL_KIND_SEARCH,
+    name: str | None = None,
+    classify: Callable[[Any], str | None] | None = None,
+    extract_urls: Callable[[Any], Iterable[str]] | None = None,
+    query_arg: str | None = None,
+    url_arg: str | None = None,
+    description: str | None = None,
+) -> Any:
+    """Trace a search (``kind="search"``) or fetch (``kind="fetch"``) tool.
+
+    ``classify(result)`` may return ``ok``/``empty``/``error``/``rate_limited`` for tools that return
+    failures instead of raising (None falls back to the built-in rules); ``extract_urls(result)`` supplies
+    the result URLs for shapes the built-in extraction does not know.
+    """
+    if kind not in names.TOOL_KINDS:
+        raise ValueError(f"traced_tool(kind=...) must be one of {names.TOOL_KINDS}, got {kind!r}")
+    for hook_name, hook in (("classify", classify), ("extract_urls", extract_urls)):
+        if hook is not None and not callable(hook):
+            raise TypeError(f"traced_tool({hook_name}=...) must be callable, got {type(hook).__name__}")
+
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        if not callable(func):
+            raise TypeError(f"traced_tool can only wrap a callable, got {type(func).__name__}")
+        target = func.__func__ if isinstance(func, (staticmethod, classmethod)) else func
+        spec = ToolSpec(
+            name=name or getattr(target, "__name__", "tool"),
+            kind=kind,
+            classify=classify,
+            result_urls=extract_urls,
+            query_arg=query_arg,
+            url_arg=url_arg,
+            description=description or _first_doc_line(target),
+            skip_self=_takes_self(target) and not isinstance(func, staticmethod),
+        )
+        st = _state
+
+        if inspect.iscoroutinefunction(target):
+
+            @functools.wraps(target)
+            async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
+                if not st.state.enabled:
+                    return await target(*args, **kwargs)
+                return await ainvoke(spec, target, args, kwargs)
+
+            wrapper: Callable[..., Any] = async_wrapper
+        else:
+
+            @functools.wraps(target)
+            def sync_wrapper(*args: Any, **kwargs: Any) -> Any:
+                if not st.state.enabled or IN_TOOL.get():
+                    return target(*args, **kwargs)
+                return invoke(spec, target, args, kwargs)
+
+            wrapper = sync_wrapper
+        wrapper.__citetrace_spec__ = spec  # type: ignore[attr-defined]
+        if isinstance(func, staticmethod):
+            return staticmethod(wrapper)  # type: ignore[return-value]
+        if isinstance(func, classmethod):
+            return classmethod(wrapper)  # type: ignore[return-value]
+        return wrapper
+
+    if fn is not None:
+        return decorate(fn)
+    return decorate

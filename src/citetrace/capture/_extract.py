@@ -1,0 +1,260 @@
+"""Read what a search or fetch returned, in the shapes real APIs use, without changing it.
+
+Everything here only reads: attribute and key lookups on the result, never a call that could consume a
+stream or mutate the object the agent gets back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any, Iterable, Mapping, Sequence
+
+__all__ = [
+    "query_hash",
+    "arg_value",
+    "locate_results",
+    "extract_urls",
+    "result_text",
+    "text_size",
+    "http_status_of",
+    "http_status_of_exc",
+    "content_type_of",
+    "is_rate_limit_exc",
+    "returned_failure",
+]
+
+QUERY_KWARGS = ("query", "q", "search_query", "question", "text", "keywords", "term")
+URL_KWARGS = ("url", "link", "href", "uri", "page_url")
+_RESULT_KEYS = ("results", "organic_results", "items", "news_results", "hits", "documents", "data", "web")
+_URL_KEYS = ("url", "link", "href", "uri", "source", "sourceURL", "source_url")
+_TEXT_KEYS = ("content", "text", "markdown", "raw_content", "html", "body", "page_content", "rawHtml")
+_URL_RE = re.compile(r"https?://[^\s<>\"'\)\]\}]+")
+_WS = re.compile(r"\s+")
+_RATE_NAMES = ("ratelimit", "rate_limit", "usagelimit", "toomanyrequests", "quotaexceeded", "throttl")
+
+
+def query_hash(query: str) -> str:
+    """Stable digest of a query after folding case and whitespace (first 16 hex of sha256)."""
+    folded = _WS.sub(" ", query.strip()).casefold()
+    return hashlib.sha256(folded.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def arg_value(
+    args: Sequence[Any], kwargs: Mapping[str, Any], names: Sequence[str], explicit: str | None, skip_self: bool
+) -> str | None:
+    """The query/URL argument: ``explicit`` kwarg, else a known kwarg name, else the first str positional."""
+    if explicit is not None:
+        value = kwargs.get(explicit)
+        return value if isinstance(value, str) else None
+    for name in names:
+        value = kwargs.get(name)
+        if isinstance(value, str):
+            return value
+    for value in args[1:] if skip_self else args:
+        if isinstance(value, str):
+            return value
+    return None
+
+
+def locate_results(result: Any, depth: int = 0) -> Sequence[Any] | None:
+    """The list of result items inside a search response (list, ``results``, ``organic_results``, ``web.results``...)."""
+    if isinstance(result, (list, tuple)):
+        return result
+    if depth > 3 or result is None or isinstance(result, (str, bytes)):
+        return None
+    if isinstance(result, Mapping):
+        for key in _RESULT_KEYS:
+            if key in result:
+                found = locate_results(result[key], depth + 1)
+                if found is not None:
+                    return found
+        return None
+    inner = getattr(result, "results", None)
+    if inner is None:
+        inner = getattr(result, "data", None) if not isinstance(result, type) else None
+    if inner is not None and inner is not result:
+        return locate_results(inner, depth + 1)
+    return None
+
+
+def _item_url(item: Any) -> str | None:
+    if isinstance(item, str):
+        return item if item.startswith(("http://", "https://")) else None
+    if isinstance(item, Mapping):
+        for key in _URL_KEYS:
+            value = item.get(key)
+            if isinstance(value, str) and value:
+                return value
+        meta = item.get("metadata")
+        if isinstance(meta, Mapping):
+            return _item_url(meta)
+        return None
+    for key in ("url", "link", "href"):
+        value = getattr(item, key, None)
+        if isinstance(value, str) and value:
+            return value
+    meta = getattr(item, "metadata", None)
+    if isinstance(meta, Mapping):
+        return _item_url(meta)
+    return None
+
+
+def extract_urls(result: Any) -> tuple[list[str], int | None]:
+    """(URLs in order, result count) from a search result; a plain string yields the URLs found in it."""
+    if isinstance(result, str):
+        urls = _URL_RE.findall(result)
+        return urls, len(urls)
+    items = locate_results(result)
+    if items is None:
+        url = _item_url(result)
+        return ([url], 1) if url else ([], None)
+    urls = []
+    for item in items:
+        url = _item_url(item)
+        if url:
+            urls.append(url)
+    return urls, len(items)
+
+
+def _text_from(value: Any, depth: int = 0) -> str | None:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if depth > 2 or value is None:
+        return None
+    if isinstance(value, Mapping):
+        for key in _TEXT_KEYS:
+            text = value.get(key)
+            if isinstance(text, str):
+                return text
+        data = value.get("data")
+        if data is not None:
+            return _text_from(data, depth + 1)
+        results = value.get("results")
+        if isinstance(results, list) and results:
+            parts = [t for t in (_text_from(r, depth + 1) for r in results) if t]
+            return "\n\n".join(parts) if parts else None
+        return None
+    # requests.Response / httpx.Response: read only what is already loaded
+    if hasattr(value, "status_code") and hasattr(value, "headers"):
+        if getattr(value, "_content", False) not in (False, None):
+            try:
+                text = value.text
+                return text if isinstance(text, str) else None
+            except Exception:  # noqa: BLE001
+                return None
+        return None
+    for key in ("markdown", "content", "text", "page_content", "html"):
+        text = getattr(value, key, None)
+        if isinstance(text, str):
+            return text
+    return None
+
+
+def result_text(result: Any) -> str | None:
+    """The text a fetch returned (str, bytes, dict with content/text/markdown, a loaded response, a document)."""
+    return _text_from(result)
+
+
+def text_size(result: Any, items: Sequence[Any] | None) -> int:
+    """Characters of text returned: the string itself, or the string fields of the result items."""
+    if isinstance(result, str):
+        return len(result)
+    if items is None:
+        text = _text_from(result)
+        return len(text) if text is not None else 0
+    total = 0
+    for item in items:
+        if isinstance(item, str):
+            total += len(item)
+        elif isinstance(item, Mapping):
+            for value in item.values():
+                if isinstance(value, str):
+                    total += len(value)
+        else:
+            for key in ("title", "url", "text", "snippet", "content", "summary"):
+                value = getattr(item, key, None)
+                if isinstance(value, str):
+                    total += len(value)
+    return total
+
+
+def _int_status(value: Any) -> int | None:
+    if isinstance(value, int) and not isinstance(value, bool) and 100 <= value <= 599:
+        return value
+    return None
+
+
+def http_status_of(result: Any) -> int | None:
+    """HTTP status from a response-like result (``status_code``/``status``) or a dict field."""
+    if isinstance(result, (str, bytes, list, tuple)) or result is None:
+        return None
+    if isinstance(result, Mapping):
+        for key in ("status_code", "statusCode", "http_status"):
+            status = _int_status(result.get(key))
+            if status is not None:
+                return status
+        return None
+    return _int_status(getattr(result, "status_code", None)) or _int_status(getattr(result, "status", None))
+
+
+def http_status_of_exc(exc: BaseException) -> int | None:
+    """HTTP status carried by an exception: ``.response.status_code``, ``.status_code``, ``.status``, ``.code``."""
+    response = getattr(exc, "response", None)
+    if response is not None:
+        status = http_status_of(response)
+        if status is not None:
+            return status
+    for key in ("status_code", "status", "http_status", "code"):
+        status = _int_status(getattr(exc, key, None))
+        if status is not None:
+            return status
+    return None
+
+
+def content_type_of(result: Any) -> str | None:
+    """Content type from a response-like result's headers."""
+    headers = getattr(result, "headers", None)
+    if headers is None or isinstance(result, Mapping):
+        return None
+    try:
+        value = headers.get("content-type")
+    except Exception:  # noqa: BLE001
+        return None
+    return value if isinstance(value, str) else None
+
+
+def is_rate_limit_exc(exc: BaseException, status: int | None) -> bool:
+    """HTTP 429, or an exception whose class name says rate/usage limit or too many requests."""
+    if status == 429:
+        return True
+    for cls in type(exc).__mro__:
+        name = cls.__name__.lower()
+        if any(marker in name for marker in _RATE_NAMES):
+            return True
+        if cls is Exception:
+            break
+    return False
+
+
+def returned_failure(result: Any) -> str | None:
+    """Error detection for tools that return failures: a dict with a truthy ``error`` field and no results,
+    or a response-like object with a 4xx/5xx status. Returns ``error`` or ``rate_limited``."""
+    status = http_status_of(result)
+    if status is not None and status >= 400:
+        return "rate_limited" if status == 429 else "error"
+    if isinstance(result, Mapping):
+        err = result.get("error")
+        if err and not any(result.get(k) for k in ("results", "organic_results", "data", "content", "text")):
+            text = str(err).lower()
+            if "429" in text or "rate limit" in text or "too many requests" in text:
+                return "rate_limited"
+            return "error"
+    return None
+
+
+def iter_strings(values: Iterable[Any]) -> list[str]:
+    """Keep only non-empty strings (for user hooks that return mixed values)."""
+    return [v for v in values if isinstance(v, str) and v]

@@ -1,0 +1,215 @@
+"""``research_run``: the root ``invoke_agent`` span of one research run, and the record of what it did.
+
+It owns what only the run knows: its id, the recorded answer and the URLs that answer cites. Just before
+the root span ends it lets registered hooks (the summarizer) write onto it, because a collector's tail
+sampler can only act on attributes that are on a span when it is exported.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import secrets
+import threading
+import time
+from typing import Any, Callable, TypeVar
+
+from opentelemetry import context as otel_context
+from opentelemetry import trace
+from opentelemetry.trace import Span, SpanKind, Status, StatusCode
+
+from citetrace import names
+from citetrace._urls import find_urls, redact_url
+from citetrace.capture import _state
+from citetrace.capture._context import CURRENT_RUN
+from citetrace.capture._hooks import run_end_hooks
+from citetrace.store import RunRecord, ToolCallRecord, content_hash
+
+__all__ = ["Run", "research_run"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _new_run_id() -> str:
+    return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + secrets.token_hex(4)
+
+
+class Run:
+    """One research run. ``id`` names it in the store; ``trace_id`` (32 hex) finds its trace."""
+
+    def __init__(self, question: str | None, agent: str, span: Span) -> None:
+        self.question = question
+        self.agent = agent
+        self.span = span
+        self.id = _new_run_id()
+        ctx = span.get_span_context()
+        self.trace_id = format(ctx.trace_id if ctx.is_valid else secrets.randbits(128), "032x")
+        self.started_at = time.time()
+        self.answer: str | None = None
+        self.citations: list[str] = []
+        self.error_type: str | None = None
+        self._calls: list[ToolCallRecord] = []
+        self._lock = threading.Lock()
+
+    def add_call(self, record: ToolCallRecord) -> None:
+        """Append a tool call (called by the tool wrapper)."""
+        with self._lock:
+            seq = len(self._calls)
+            self._calls.append(_with_seq(record, seq))
+
+    @property
+    def calls(self) -> list[ToolCallRecord]:
+        """The tool calls made so far, in order."""
+        with self._lock:
+            return list(self._calls)
+
+    def record_answer(self, text: str) -> list[str]:
+        """Record the final report; its cited URLs go on the root span. Returns the citations."""
+        if not isinstance(text, str):
+            raise TypeError(f"record_answer() expects the report text as str, got {type(text).__name__}")
+        self.answer = text
+        self.citations = [redact_url(u) for u in find_urls(text)]
+        try:
+            if self.span.is_recording():
+                attrs: dict[str, Any] = {
+                    names.CITATIONS: self.citations,
+                    names.ANSWER_HASH: content_hash(text),
+                }
+                if _state.state.settings.capture_content:
+                    attrs[names.ANSWER_TEXT] = text
+                self.span.set_attributes(attrs)
+        except Exception as exc:  # noqa: BLE001
+            _state.count_error("capture", exc)
+        return list(self.citations)
+
+    def __repr__(self) -> str:
+        return f"Run(id={self.id!r}, agent={self.agent!r}, trace_id={self.trace_id!r})"
+
+
+def _with_seq(record: ToolCallRecord, seq: int) -> ToolCallRecord:
+    from dataclasses import replace
+
+    return replace(record, seq=seq)
+
+
+class research_run:  # noqa: N801 - used like a function: `with research_run(...)` / `@research_run(...)`
+    """Open a research run: ``with research_run(question=..., agent=...) as run:`` or as a decorator."""
+
+    def __init__(self, question: str | None = None, *, agent: str = "agent") -> None:
+        if question is not None and not isinstance(question, str):
+            raise TypeError(f"research_run(question=...) must be a str, got {type(question).__name__}")
+        if not isinstance(agent, str) or not agent.strip():
+            raise ValueError("research_run(agent=...) must be a non-empty str")
+        self.question = question
+        self.agent = agent.strip()
+        self._stack: list[tuple[Run, Any, Any]] = []
+
+    # -- context manager ------------------------------------------------------------------------------
+    def __enter__(self) -> Run:
+        run = self._open()
+        return run
+
+    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
+        self._close(exc)
+
+    async def __aenter__(self) -> Run:
+        return self._open()
+
+    async def __aexit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
+        self._close(exc)
+
+    # -- decorator ------------------------------------------------------------------------------------
+    def __call__(self, fn: F) -> F:
+        question, agent = self.question, self.agent
+        if inspect.iscoroutinefunction(fn):
+
+            @functools.wraps(fn)
+            async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
+                async with research_run(question, agent=agent):
+                    return await fn(*args, **kwargs)
+
+            return async_wrapper  # type: ignore[return-value]
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with research_run(question, agent=agent):
+                return fn(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    # -- internals ------------------------------------------------------------------------------------
+    def _open(self) -> Run:
+        st = _state.state
+        if not st.enabled:
+            run = Run(self.question, self.agent, trace.INVALID_SPAN)
+            self._stack.append((run, None, CURRENT_RUN.set(run)))
+            return run
+        try:
+            settings = st.settings
+            attrs: dict[str, Any] = {
+                names.GEN_AI_OPERATION_NAME: names.OP_INVOKE_AGENT,
+                names.GEN_AI_AGENT_NAME: self.agent,
+            }
+            if settings.capture_content and self.question:
+                attrs[names.RUN_QUESTION] = self.question
+            span = _state.get_tracer().start_span(
+                f"invoke_agent {self.agent}", kind=SpanKind.INTERNAL, attributes=attrs
+            )
+            run = Run(self.question, self.agent, span)
+            if span.is_recording():
+                span.set_attribute(names.RUN_ID, run.id)
+            ctx_token = otel_context.attach(trace.set_span_in_context(span))
+        except Exception as exc:  # noqa: BLE001
+            _state.count_error("capture", exc)
+            run = Run(self.question, self.agent, trace.INVALID_SPAN)
+            ctx_token = None
+        self._stack.append((run, ctx_token, CURRENT_RUN.set(run)))
+        try:
+            _state.store().put_run(RunRecord(run.id, run.trace_id, run.agent, run.question, run.started_at))
+        except Exception as exc:  # noqa: BLE001
+            _state.count_error("store_write", exc)
+        return run
+
+    def _close(self, exc: BaseException | None) -> None:
+        run, ctx_token, run_token = self._stack.pop()
+        try:
+            CURRENT_RUN.reset(run_token)
+        except ValueError:  # closed in another context (e.g. a different task): just clear it
+            CURRENT_RUN.set(None)
+        if run is None or (ctx_token is None and run.span is trace.INVALID_SPAN and not _state.state.enabled):
+            return
+        span = run.span
+        try:
+            if exc is not None:
+                run.error_type = type(exc).__qualname__
+                if span.is_recording():
+                    span.set_attribute(names.ERROR_TYPE, run.error_type)
+                    span.record_exception(exc)
+                    span.set_status(Status(StatusCode.ERROR, f"{run.error_type}: {exc}"[:200]))
+            if span.is_recording():
+                trace_id = span.get_span_context().trace_id
+                for hook in run_end_hooks():
+                    try:
+                        extra = hook(span, trace_id)
+                        if extra:
+                            span.set_attributes(dict(extra))
+                    except Exception as hook_exc:  # noqa: BLE001
+                        _state.count_error("run_end_hook", hook_exc)
+        except Exception as err:  # noqa: BLE001
+            _state.count_error("capture", err)
+        finally:
+            if ctx_token is not None:
+                try:
+                    otel_context.detach(ctx_token)
+                except Exception as err:  # noqa: BLE001
+                    _state.count_error("capture", err)
+        try:
+            store = _state.store()
+            store.put_calls(run.calls)
+            store.finish_run(run.id, ended_at=time.time(), answer=run.answer, error_type=run.error_type)
+        except Exception as err:  # noqa: BLE001
+            _state.count_error("store_write", err)
+        try:
+            span.end()
+        except Exception as err:  # noqa: BLE001
+            _state.count_error("capture", err)
