@@ -1,0 +1,25 @@
+"""Per-trace summaries, their Prometheus metrics and keep-on-failure sampling.
+
+The summary is a pure function over a trace's spans (``summarize``); the in-process
+``TraceSummaryProcessor`` and ``citetrace serve`` both call it, and both record metrics through
+``SummaryMetrics`` so metric names and labels are identical wherever they are exported.
+"""
+
+from __future__ import annotations
+
+from citetrace.summary._fnv import keep_by_hash, sample_hash
+from citetrace.summary._model import SpanRecord, Thresholds, TraceSummary
+from citetrace.summary._summarize import fold_query, summarize, tool_status
+from citetrace.summary._urlkey import url_key
+
+__all__ = [
+    "SpanRecord",
+    "Thresholds",
+    "TraceSummary",
+    "summarize",
+    "tool_status",
+    "fold_query",
+    "url_key",
+    "keep_by_hash",
+    "sample_hash",
+]
