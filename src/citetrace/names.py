@@ -240,6 +240,26 @@ EVICT_SHUTDOWN: Final = "shutdown"
 EVICT_REASONS: Final = (EVICT_CAPACITY, EVICT_TTL, EVICT_SHUTDOWN)
 """Closed set of eviction reasons."""
 
+LABEL_DECISION: Final = "decision"
+"""Label of ``citetrace_traces_sampled_total``."""
+DECISION_KEEP: Final = "keep"
+"""The trace's summary kept it (a failure, or the stable sample)."""
+DECISION_DROP: Final = "drop"
+"""Healthy and outside the sample: only the root span (with the summary) was exported."""
+DECISION_EARLY: Final = "early"
+"""Decided before its root ended (buffer bound, eviction, shutdown): exported in full."""
+DECISIONS: Final = (DECISION_KEEP, DECISION_DROP, DECISION_EARLY)
+"""Closed set of the ``decision`` label."""
+
+LABEL_DROP_REASON: Final = "reason"
+"""Label of ``citetrace_spans_dropped_total``."""
+DROP_SPANS_PER_TRACE: Final = "spans_per_trace"
+"""Reserved: a span refused because its trace's buffer was full (the processor decides early instead)."""
+DROP_BUFFER: Final = "buffer"
+"""A span the export queue had no room for."""
+DROP_REASONS: Final = (DROP_SPANS_PER_TRACE, DROP_BUFFER)
+"""Closed set of span-drop reasons."""
+
 
 def counter_base(name: str) -> str:
     """The name prometheus_client wants for a counter exposed as ``name`` (it adds ``_total`` itself)."""
