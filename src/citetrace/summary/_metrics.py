@@ -1,0 +1,200 @@
+"""Prometheus metrics of tool calls and finished runs, in one place so every exporter uses the same names.
+
+The in-process processor and ``citetrace serve`` both record through ``SummaryMetrics``. Metrics live in an
+explicit registry (never the global one). They are created unregistered and exposed through one collector
+that drops the ``_created`` series, so citetrace does not flip prometheus_client's process-wide switch.
+Label values come only from closed sets; ``tool`` and ``agent`` overflow to ``names.TOOL_OVERFLOW``.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from typing import Any, Callable, Iterable, Mapping
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.metrics import MetricWrapperBase
+from prometheus_client.registry import Collector
+
+from citetrace import names
+from citetrace.summary._model import TraceSummary
+from citetrace.summary._summarize import tool_status
+
+__all__ = ["SummaryMetrics", "COUNT_BUCKETS", "TOOL_SECONDS_BUCKETS", "RUN_SECONDS_BUCKETS"]
+
+COUNT_BUCKETS = (0.0, 1.0, 2.0, 3.0, 5.0, 8.0, 10.0, 15.0, 20.0, 30.0, 50.0, 100.0)
+TOOL_SECONDS_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+RUN_SECONDS_BUCKETS = (0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0)
+
+_KINDS = frozenset(names.TOOL_KINDS)
+_by_registry: "weakref.WeakKeyDictionary[CollectorRegistry, SummaryMetrics]" = weakref.WeakKeyDictionary()
+_by_registry_lock = threading.Lock()
+
+
+class _NoCreated(Collector):
+    """Exposes a fixed set of metrics without their ``_created`` samples."""
+
+    def __init__(self, metrics: Iterable[MetricWrapperBase]) -> None:
+        self._metrics = tuple(metrics)
+
+    def describe(self) -> Iterable[Any]:
+        for metric in self._metrics:
+            yield from metric.describe()
+
+    def collect(self) -> Iterable[Any]:
+        for metric in self._metrics:
+            for family in metric.collect():
+                family.samples = [s for s in family.samples if not s.name.endswith("_created")]
+                yield family
+
+
+class _Capped:
+    """A label value set that stops growing at ``limit`` distinct values."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._seen: set[str] = set()
+        self._lock = threading.Lock()
+
+    def __call__(self, value: str) -> str:
+        if value in self._seen:
+            return value
+        with self._lock:
+            if len(self._seen) < self._limit:
+                self._seen.add(value)
+                return value
+        return names.TOOL_OVERFLOW
+
+
+class SummaryMetrics:
+    """Every citetrace summary metric in one registry. Use ``for_registry`` to share one per registry."""
+
+    def __init__(self, registry: CollectorRegistry, *, max_tool_names: int = 50) -> None:
+        agent, tool, kind, status = names.LABEL_AGENT, names.LABEL_TOOL, names.LABEL_KIND, names.LABEL_STATUS
+        cb = names.counter_base
+        self.runs = Counter(cb(names.METRIC_RUNS_TOTAL), "Finished research runs.",
+                            (agent, names.LABEL_OUTCOME), registry=None)
+        self.failures = Counter(cb(names.METRIC_RUN_FAILURES_TOTAL), "Failed runs, once per reason that applied.",
+                                (agent, names.LABEL_REASON), registry=None)
+        self.tool_calls = Counter(cb(names.METRIC_TOOL_CALLS_TOTAL), "Tool calls by outcome.",
+                                  (agent, tool, kind, status), registry=None)
+        self.tool_seconds = Histogram(names.METRIC_TOOL_CALL_DURATION_SECONDS, "Tool-call latency (trace-id exemplars).",
+                                      (agent, tool, kind), buckets=TOOL_SECONDS_BUCKETS, registry=None)
+        per_run: list[tuple[str, str, str, tuple[float, ...]]] = [
+            ("searches", names.METRIC_RUN_SEARCHES, "Searches per run.", COUNT_BUCKETS),
+            ("reads", names.METRIC_RUN_READS, "Reads (fetches) per run.", COUNT_BUCKETS),
+            ("repeat_queries", names.METRIC_RUN_REPEAT_QUERIES, "Repeated queries per run.", COUNT_BUCKETS),
+            ("distinct_urls_seen", names.METRIC_RUN_DISTINCT_URLS, "Distinct URLs in search results per run.",
+             COUNT_BUCKETS),
+            ("citations", names.METRIC_RUN_CITATIONS, "Citations per run.", COUNT_BUCKETS),
+            ("slowest_ms", names.METRIC_RUN_SLOWEST_CALL_SECONDS, "Slowest tool call of each run.",
+             TOOL_SECONDS_BUCKETS),
+            ("total_ms", names.METRIC_RUN_DURATION_SECONDS, "Run duration.", RUN_SECONDS_BUCKETS),
+        ]
+        self._per_run = [
+            (field, field.endswith("_ms"), Histogram(metric, doc, (agent,), buckets=buckets, registry=None))
+            for field, metric, doc, buckets in per_run
+        ]
+        self.uncited = Counter(cb(names.METRIC_UNCITED_CITATIONS_TOTAL), "Cited URLs that no search returned.",
+                               (agent,), registry=None)
+        self.unfetched = Counter(cb(names.METRIC_UNFETCHED_CITATIONS_TOTAL), "Cited URLs the run never fetched.",
+                                 (agent,), registry=None)
+        self.in_flight = Gauge(names.METRIC_TRACES_IN_FLIGHT, "Traces with state held by the summarizer.",
+                               registry=None)
+        self.evicted = Counter(cb(names.METRIC_TRACES_EVICTED_TOTAL), "Trace states evicted before their root ended.",
+                               (names.LABEL_EVICT_REASON,), registry=None)
+        self.spans_dropped = Counter(cb(names.METRIC_SPANS_DROPPED_TOTAL), "Spans dropped by a bound.",
+                                     (names.LABEL_DROP_REASON,), registry=None)
+        self.span_errors = Counter(cb(names.METRIC_SPAN_PROCESSING_ERRORS_TOTAL),
+                                   "Internal errors while processing spans (caught).", registry=None)
+        self.store_errors = Counter(cb(names.METRIC_STORE_WRITE_ERRORS_TOTAL), "Run-store writes that failed (caught).",
+                                    registry=None)
+        self.sampled = Counter(cb(names.METRIC_TRACES_SAMPLED_TOTAL), "In-process sampling decisions.",
+                               (names.LABEL_DECISION,), registry=None)
+        for reason in names.EVICT_REASONS:
+            self.evicted.labels(reason)
+        for reason in names.DROP_REASONS:
+            self.spans_dropped.labels(reason)
+        for decision in names.DECISIONS:
+            self.sampled.labels(decision)
+        self._tool_label = _Capped(max_tool_names)
+        self._agent_label = _Capped(max_tool_names)
+        self._children: dict[tuple[str, ...], tuple[Any, Any]] = {}
+        self._collector = _NoCreated(
+            [self.runs, self.failures, self.tool_calls, self.tool_seconds, *(h for _, _, h in self._per_run),
+             self.uncited, self.unfetched, self.in_flight, self.evicted, self.spans_dropped, self.span_errors,
+             self.store_errors, self.sampled]
+        )
+        registry.register(self._collector)
+        self.registry = registry
+
+    @classmethod
+    def for_registry(cls, registry: CollectorRegistry, *, max_tool_names: int = 50) -> SummaryMetrics:
+        """The one ``SummaryMetrics`` of a registry (created on first use)."""
+        with _by_registry_lock:
+            metrics = _by_registry.get(registry)
+            if metrics is None:
+                metrics = cls(registry, max_tool_names=max_tool_names)
+                _by_registry[registry] = metrics
+            return metrics
+
+    def agent_label(self, agent: str | None) -> str:
+        """The ``agent`` label for a name (capped; empty means unknown)."""
+        return self._agent_label(agent) if agent else names.AGENT_UNKNOWN
+
+    def set_in_flight(self, source: Callable[[], float]) -> None:
+        """Read ``citetrace_traces_in_flight`` from ``source`` at scrape time."""
+        self.in_flight.set_function(source)
+
+    def observe_tool(
+        self, agent: str, tool: str, kind: str, status: str, seconds: float, trace_id: int | None = None
+    ) -> None:
+        """Count one tool call and observe its duration (with a trace-id exemplar when given)."""
+        key = (agent, tool, kind, status)
+        children = self._children.get(key)
+        if children is None:
+            agent_l, tool_l = self.agent_label(agent), self._tool_label(tool) if tool else names.AGENT_UNKNOWN
+            children = (self.tool_calls.labels(agent_l, tool_l, kind, status),
+                        self.tool_seconds.labels(agent_l, tool_l, kind))
+            self._children[key] = children
+        children[0].inc()
+        if trace_id:
+            children[1].observe(seconds, {"trace_id": f"{trace_id:032x}"})
+        else:
+            children[1].observe(seconds)
+
+    def observe_tool_span(
+        self,
+        attributes: Mapping[str, Any],
+        duration_ns: int,
+        status_error: bool,
+        trace_id: int | None = None,
+        default_agent: str | None = None,
+    ) -> bool:
+        """Record a finished span if it is a tool span (``citetrace.tool.kind`` set); return whether it was."""
+        kind = attributes.get(names.TOOL_KIND)
+        if kind not in _KINDS:
+            return False
+        agent = attributes.get(names.GEN_AI_AGENT_NAME)
+        tool = attributes.get(names.GEN_AI_TOOL_NAME)
+        self.observe_tool(
+            agent if isinstance(agent, str) and agent else (default_agent or ""),
+            tool if isinstance(tool, str) else "",
+            str(kind),
+            tool_status(attributes, status_error),
+            max(0, duration_ns) / 1e9,
+            trace_id,
+        )
+        return True
+
+    def observe_summary(self, summary: TraceSummary) -> None:
+        """Record one finished run."""
+        agent = self.agent_label(summary.agent)
+        self.runs.labels(agent, names.OUTCOME_FAILED if summary.failed else names.OUTCOME_OK).inc()
+        for reason in summary.failure_reasons:
+            self.failures.labels(agent, reason).inc()
+        for field, in_ms, histogram in self._per_run:
+            value = float(getattr(summary, field))
+            histogram.labels(agent).observe(value / 1000.0 if in_ms else value)
+        self.uncited.labels(agent).inc(summary.uncited_from_retrieval)
+        self.unfetched.labels(agent).inc(summary.cited_not_fetched)
