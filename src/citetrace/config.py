@@ -185,7 +185,7 @@ def _check_override(field_name: str, value: Any) -> None:
         raise ValueError(f"citetrace setting {field_name}={value!r}: expected {expected}")
     if field_name == "metrics" and value not in ("embedded", "off"):
         raise ValueError(f"citetrace setting metrics={value!r}: expected 'embedded' or 'off'")
-    if field_name == "sample_percent" and not 0 <= value <= 100:
+    if field_name == "sample_percent" and not 0 <= float(value) <= 100:
         raise ValueError(f"citetrace setting sample_percent={value!r}: expected 0..100")
     if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
         raise ValueError(f"citetrace setting {field_name}={value!r}: must not be negative")

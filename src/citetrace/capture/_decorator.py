@@ -79,7 +79,7 @@ def traced_tool(
             raise TypeError(f"traced_tool can only wrap a callable, got {type(func).__name__}")
         target = func.__func__ if isinstance(func, (staticmethod, classmethod)) else func
         spec = ToolSpec(
-            name=name or getattr(target, "__name__", "tool"),
+            name=name or str(getattr(target, "__name__", "tool")),
             kind=kind,
             classify=classify,
             result_urls=extract_urls,

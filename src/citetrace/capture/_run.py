@@ -19,7 +19,8 @@ from opentelemetry import trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
 from citetrace import names
-from citetrace._urls import find_urls, redact_url
+from citetrace._urls import redact_url
+from citetrace.capture._citations import cited_urls
 from citetrace.capture import _state
 from citetrace.capture._context import CURRENT_RUN
 from citetrace.capture._hooks import run_end_hooks
@@ -68,7 +69,7 @@ class Run:
         if not isinstance(text, str):
             raise TypeError(f"record_answer() expects the report text as str, got {type(text).__name__}")
         self.answer = text
-        self.citations = [redact_url(u) for u in find_urls(text)]
+        self.citations = [redact_url(u) for u in cited_urls(text)]
         try:
             if self.span.is_recording():
                 attrs: dict[str, Any] = {

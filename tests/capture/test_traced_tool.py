@@ -1,0 +1,404 @@
+"""@traced_tool: one execute_tool span per call, classified, with the attributes the contract names."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from typing import Any
+
+import httpx
+import pytest
+import requests
+import respx
+import responses
+from opentelemetry.trace import SpanKind, StatusCode
+
+from citetrace import names, research_run, tool_call_id, traced_tool
+from citetrace.capture import _state
+from citetrace.store import MemoryStore, parse_ref
+from citetrace.testing import capture_spans
+
+RESULTS = [{"url": f"https://example.org/page/{i}", "title": f"Result {i}", "snippet": "text"} for i in range(10)]
+
+
+@traced_tool(kind="search")
+def web_search(query: str, max_results: int = 10) -> list[dict[str, str]]:
+    """Search the web."""
+    return RESULTS[:max_results]
+
+
+@traced_tool(kind="fetch")
+def read_page(url: str) -> str:
+    return "body " * 100
+
+
+def test_search_span_has_contract_attributes() -> None:
+    """A search call becomes one INTERNAL execute_tool span with kind, status, counts, URLs and query hash."""
+    with capture_spans() as cap:
+        web_search("What is  OpenTelemetry?")
+    (span,) = cap.spans
+    attrs = span.attributes or {}
+    assert span.name == "execute_tool web_search"
+    assert span.kind is SpanKind.INTERNAL
+    assert attrs[names.GEN_AI_OPERATION_NAME] == "execute_tool"
+    assert attrs[names.GEN_AI_TOOL_NAME] == "web_search"
+    assert attrs[names.GEN_AI_TOOL_TYPE] == "function"
+    assert attrs[names.GEN_AI_TOOL_DESCRIPTION] == "Search the web."
+    assert attrs[names.TOOL_KIND] == "search"
+    assert attrs[names.TOOL_STATUS] == "ok"
+    assert attrs[names.RESULT_COUNT] == 10
+    assert attrs[names.RESULT_SIZE] == sum(len(v) for r in RESULTS for v in r.values())
+    assert list(attrs[names.URLS_RETURNED]) == [r["url"] for r in RESULTS]
+    assert names.URLS_RETURNED_TRUNCATED not in attrs
+    assert names.QUERY_TEXT not in attrs
+    assert span.status.status_code is StatusCode.UNSET
+
+
+def test_query_hash_folds_case_and_whitespace() -> None:
+    """The same query with different case and spacing hashes the same; a different query does not."""
+    with capture_spans() as cap:
+        web_search("Solar  power\tgrowth")
+        web_search("solar power growth ")
+        web_search("wind power growth")
+    hashes = [s.attributes[names.QUERY_HASH] for s in cap.spans]  # type: ignore[index]
+    assert hashes[0] == hashes[1] != hashes[2]
+
+
+def test_content_capture_is_opt_in() -> None:
+    """Query text and arguments appear only with capture_content=True, and secrets are masked."""
+    with capture_spans(capture_content=True) as cap:
+        web_search("climate sk-abcdefghijklmnop1234")
+    attrs = cap.spans[0].attributes or {}
+    assert attrs[names.QUERY_TEXT] == "climate REDACTED"
+    assert "sk-abcdef" not in attrs[names.GEN_AI_TOOL_CALL_ARGUMENTS]  # type: ignore[operator]
+
+
+def test_content_capture_env_fallback(monkeypatch: pytest.MonkeyPatch) -> None:
+    """OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT turns capture on when CITETRACE_CAPTURE_CONTENT is unset."""
+    monkeypatch.delenv(names.ENV_CAPTURE_CONTENT, raising=False)
+    monkeypatch.setenv(names.ENV_GENAI_CAPTURE_CONTENT, "true")
+    with capture_spans() as cap:
+        web_search("visible query")
+    assert (cap.spans[0].attributes or {})[names.QUERY_TEXT] == "visible query"
+
+
+def test_url_list_is_capped_and_flagged() -> None:
+    """More URLs than the cap are cut, and the truncation is flagged."""
+
+    @traced_tool(kind="search")
+    def many(q: str) -> dict[str, Any]:
+        return {"organic_results": [{"link": f"https://e.com/{i}"} for i in range(80)]}
+
+    with capture_spans(max_urls=50) as cap:
+        many("x")
+    attrs = cap.spans[0].attributes or {}
+    assert len(attrs[names.URLS_RETURNED]) == 50  # type: ignore[arg-type]
+    assert attrs[names.URLS_RETURNED_TRUNCATED] is True
+    assert attrs[names.RESULT_COUNT] == 80
+
+
+@pytest.mark.parametrize(
+    ("result", "urls"),
+    [
+        ([{"link": "https://a.org/1"}, {"href": "https://b.org/2"}], ["https://a.org/1", "https://b.org/2"]),
+        ({"results": [{"url": "https://a.org/1"}]}, ["https://a.org/1"]),
+        ({"web": {"results": [{"url": "https://brave.example/1"}]}}, ["https://brave.example/1"]),
+        ({"organic_results": [{"link": "https://serp.example/1"}]}, ["https://serp.example/1"]),
+        (["https://plain.example/1", "https://plain.example/2"], ["https://plain.example/1", "https://plain.example/2"]),
+        ("## Results\n[A](https://md.example/a)\n[B](https://md.example/b)", ["https://md.example/a", "https://md.example/b"]),
+    ],
+)
+def test_urls_extracted_from_real_api_shapes(result: Any, urls: list[str]) -> None:
+    """URLs come out of the shapes real search APIs return, in order."""
+
+    @traced_tool(kind="search")
+    def shaped(q: str) -> Any:
+        return result
+
+    with capture_spans() as cap:
+        shaped("q")
+    assert list((cap.spans[0].attributes or {})[names.URLS_RETURNED]) == urls  # type: ignore[arg-type]
+
+
+def test_objects_with_url_attribute() -> None:
+    """Result objects with a .url (Exa-style) are read through .results."""
+
+    class Item:
+        def __init__(self, url: str) -> None:
+            self.url = url
+            self.title = "t"
+
+    class Response:
+        results = [Item("https://exa.example/1"), Item("https://exa.example/2")]
+
+    @traced_tool(kind="search")
+    def exa_like(q: str) -> Response:
+        return Response()
+
+    with capture_spans() as cap:
+        exa_like("q")
+    attrs = cap.spans[0].attributes or {}
+    assert list(attrs[names.URLS_RETURNED]) == ["https://exa.example/1", "https://exa.example/2"]  # type: ignore[arg-type]
+    assert attrs[names.RESULT_COUNT] == 2
+
+
+def test_extract_urls_hook_covers_unknown_shapes() -> None:
+    """extract_urls= supplies URLs for a shape the built-in extraction does not know."""
+
+    @traced_tool(kind="search", extract_urls=lambda r: [h["permalink"] for h in r["hits_here"]])
+    def odd(q: str) -> dict[str, Any]:
+        return {"hits_here": [{"permalink": "https://odd.example/1"}]}
+
+    with capture_spans() as cap:
+        odd("q")
+    attrs = cap.spans[0].attributes or {}
+    assert list(attrs[names.URLS_RETURNED]) == ["https://odd.example/1"]  # type: ignore[arg-type]
+    assert attrs[names.TOOL_STATUS] == "ok"
+
+
+def test_empty_search_is_empty_not_error() -> None:
+    """Zero results is status empty, with no error.type and no ERROR status."""
+
+    @traced_tool(kind="search")
+    def nothing(q: str) -> dict[str, Any]:
+        return {"results": []}
+
+    with capture_spans() as cap:
+        nothing("q")
+    span = cap.spans[0]
+    assert (span.attributes or {})[names.TOOL_STATUS] == "empty"
+    assert names.ERROR_TYPE not in (span.attributes or {})
+    assert span.status.status_code is StatusCode.UNSET
+
+
+def test_short_fetch_is_empty_and_threshold_configurable() -> None:
+    """A fetch shorter than the threshold (cookie wall) is empty; the threshold is a setting."""
+
+    @traced_tool(kind="fetch")
+    def wall(url: str) -> str:
+        return "Please accept cookies to continue."
+
+    with capture_spans() as cap:
+        wall("https://news.example/a")
+    assert (cap.spans[0].attributes or {})[names.TOOL_STATUS] == "empty"
+    with capture_spans(empty_fetch_chars=10) as cap:
+        wall("https://news.example/a")
+    assert (cap.spans[0].attributes or {})[names.TOOL_STATUS] == "ok"
+
+
+def test_fetch_is_stored_and_referenced() -> None:
+    """A fetch's text goes to the store and the span points at it; the URL on the span is redacted."""
+    with capture_spans() as cap:
+        read_page("https://user:hunter2@docs.example/p?token=abc123&page=2")
+    attrs = cap.spans[0].attributes or {}
+    assert attrs[names.URL_FULL] == "https://REDACTED:REDACTED@docs.example/p?token=REDACTED&page=2"
+    assert attrs[names.SERVER_ADDRESS] == "docs.example"
+    ref = str(attrs[names.STORE_REF])
+    assert cap.store.get_ref(ref) == "body " * 100
+    run_id, sha = parse_ref(ref)
+    assert sha == attrs[names.CONTENT_HASH]
+    assert run_id == format(cap.spans[0].context.trace_id, "032x")  # outside a run: keyed by trace id
+    assert "hunter2" not in str(cap.store.documents(run_id))
+
+
+@responses.activate
+def test_requests_http_error_gives_status_and_error() -> None:
+    """requests.HTTPError carries its status to the span; the same exception object is re-raised."""
+    responses.add(responses.GET, "https://site.example/missing", status=404, body="nope")
+
+    @traced_tool(kind="fetch")
+    def get(url: str) -> str:
+        r = requests.get(url, timeout=5)
+        r.raise_for_status()
+        return r.text
+
+    with capture_spans() as cap:
+        with pytest.raises(requests.HTTPError) as info:
+            get("https://site.example/missing")
+    attrs = cap.spans[0].attributes or {}
+    assert attrs[names.TOOL_STATUS] == "error"
+    assert attrs[names.HTTP_RESPONSE_STATUS_CODE] == 404
+    assert attrs[names.ERROR_TYPE] == "HTTPError"
+    assert cap.spans[0].status.status_code is StatusCode.ERROR
+    assert info.value.response is not None and info.value.response.status_code == 404
+    doc = cap.store.documents(format(cap.spans[0].context.trace_id, "032x"))[0]
+    assert (doc.status, doc.http_status, doc.text) == ("error", 404, "")
+
+
+@responses.activate
+def test_requests_response_returned_is_read_without_consuming() -> None:
+    """A returned requests.Response gives status code, content type and text; the caller still reads it."""
+    responses.add(responses.GET, "https://site.example/ok", status=200, body="<p>" + "x" * 500 + "</p>",
+                  content_type="text/html")
+
+    @traced_tool(kind="fetch")
+    def get(url: str) -> requests.Response:
+        return requests.get(url, timeout=5)
+
+    with capture_spans() as cap:
+        resp = get("https://site.example/ok")
+    assert resp.text.startswith("<p>")
+    attrs = cap.spans[0].attributes or {}
+    assert attrs[names.HTTP_RESPONSE_STATUS_CODE] == 200
+    assert attrs[names.RESULT_SIZE] == 507
+    doc = cap.store.documents(format(cap.spans[0].context.trace_id, "032x"))[0]
+    assert doc.content_type == "text/html"
+
+
+@respx.mock
+def test_httpx_429_is_rate_limited() -> None:
+    """httpx.HTTPStatusError with 429 is rate_limited, and re-raised unchanged."""
+    respx.get("https://api.example/search").mock(return_value=httpx.Response(429, json={"error": "slow down"}))
+
+    @traced_tool(kind="search")
+    def search(query: str) -> Any:
+        r = httpx.get("https://api.example/search", params={"q": query})
+        r.raise_for_status()
+        return r.json()
+
+    with capture_spans() as cap:
+        with pytest.raises(httpx.HTTPStatusError):
+            search("q")
+    attrs = cap.spans[0].attributes or {}
+    assert attrs[names.TOOL_STATUS] == "rate_limited"
+    assert attrs[names.HTTP_RESPONSE_STATUS_CODE] == 429
+    assert attrs[names.ERROR_TYPE] == "HTTPStatusError"
+
+
+def test_rate_limit_exception_by_name() -> None:
+    """A library's own rate-limit exception (by class name) is rate_limited even without a status."""
+
+    class UsageLimitExceededError(Exception):
+        pass
+
+    @traced_tool(kind="search")
+    def search(q: str) -> list[str]:
+        raise UsageLimitExceededError("quota")
+
+    with capture_spans() as cap:
+        with pytest.raises(UsageLimitExceededError):
+            search("q")
+    assert (cap.spans[0].attributes or {})[names.TOOL_STATUS] == "rate_limited"
+
+
+def test_returned_failures_classified() -> None:
+    """Dicts with an error field are errors by default; classify= handles failure strings."""
+
+    @traced_tool(kind="search")
+    def dict_fail(q: str) -> dict[str, str]:
+        return {"error": "backend unavailable"}
+
+    @traced_tool(kind="search", classify=lambda r: "error" if r.startswith("Search failed") else None)
+    def str_fail(q: str) -> str:
+        return "Search failed: timeout"
+
+    with capture_spans() as cap:
+        dict_fail("q")
+        str_fail("q")
+    for span in cap.spans:
+        assert (span.attributes or {})[names.TOOL_STATUS] == "error"
+        assert (span.attributes or {})[names.ERROR_TYPE] == "tool_error"
+        assert span.status.status_code is StatusCode.ERROR
+
+
+def test_bad_classify_value_never_reaches_the_caller() -> None:
+    """A classify hook returning nonsense is a telemetry error: counted, the result still returned."""
+
+    @traced_tool(kind="search", classify=lambda r: "bogus")
+    def search(q: str) -> list[str]:
+        return ["https://a.example"]
+
+    before = _state.error_counts().get("capture", 0)
+    with capture_spans() as cap:
+        assert search("q") == ["https://a.example"]
+    assert _state.error_counts().get("capture", 0) == before + 1
+    assert len(cap.spans) == 1  # the span is still ended
+
+
+def test_broken_store_never_breaks_the_agent(caplog: pytest.LogCaptureFixture) -> None:
+    """A store that raises is counted and logged once; the fetch result is returned unchanged."""
+
+    class BrokenStore(MemoryStore):
+        def put_document(self, *a: Any, **k: Any) -> str:
+            raise OSError("disk full")
+
+    before = _state.error_counts().get("store_write", 0)
+    with capture_spans(store=BrokenStore()) as cap, caplog.at_level(logging.DEBUG, logger="citetrace"):
+        for _ in range(3):
+            assert read_page("https://a.example/x") == "body " * 100
+    assert _state.error_counts()["store_write"] == before + 3
+    assert names.STORE_REF not in (cap.spans[0].attributes or {})
+
+
+def test_methods_async_and_signatures() -> None:
+    """Methods, static methods and async functions are traced and keep their signatures."""
+
+    class Client:
+        @traced_tool(kind="search", name="client_search")
+        def search(self, query: str, n: int = 3) -> list[str]:
+            return [f"https://c.example/{i}" for i in range(n)]
+
+        @traced_tool(kind="fetch")
+        @staticmethod
+        def fetch(url: str) -> str:
+            return "y" * 300
+
+    @traced_tool(kind="search")
+    async def asearch(query: str) -> list[str]:
+        await asyncio.sleep(0)
+        return ["https://async.example/1"]
+
+    assert list(inspect.signature(Client.search).parameters) == ["self", "query", "n"]
+    assert inspect.iscoroutinefunction(asearch)
+    with capture_spans() as cap:
+        Client().search("query text", n=2)
+        Client.fetch("https://c.example/0")
+        asyncio.run(asearch("q"))
+    by_name = {s.name: s.attributes or {} for s in cap.spans}
+    assert by_name["execute_tool client_search"][names.RESULT_COUNT] == 2
+    assert by_name["execute_tool fetch"][names.URL_FULL] == "https://c.example/0"
+    assert by_name["execute_tool asearch"][names.URLS_RETURNED] == ("https://async.example/1",)
+
+
+def test_nested_tools_make_one_span() -> None:
+    """A traced tool calling another traced tool yields one span (the outer one)."""
+
+    @traced_tool(kind="search")
+    def inner(q: str) -> list[str]:
+        return ["https://inner.example"]
+
+    @traced_tool(kind="search")
+    def outer(q: str) -> list[str]:
+        return inner(q) + ["https://outer.example"]
+
+    with capture_spans() as cap:
+        outer("q")
+    assert [s.name for s in cap.spans] == ["execute_tool outer"]
+    assert (cap.spans[0].attributes or {})[names.RESULT_COUNT] == 2
+
+
+def test_tool_call_id_attached() -> None:
+    """gen_ai.tool.call.id is set when the caller provides one."""
+    with capture_spans() as cap:
+        with tool_call_id("call_42"):
+            web_search("q")
+    assert (cap.spans[0].attributes or {})[names.GEN_AI_TOOL_CALL_ID] == "call_42"
+
+
+def test_sdk_disabled_is_a_straight_call() -> None:
+    """With OTEL_SDK_DISABLED the wrapper creates no span and returns the same object."""
+    with capture_spans(sdk_disabled=True) as cap:
+        assert web_search("q") is not None
+        with research_run("q", agent="a") as run:
+            read_page("https://x.example")
+    assert cap.spans == []
+    assert cap.store.documents(run.id) == []
+
+
+def test_bad_decorator_arguments_raise() -> None:
+    """Misuse at definition time raises, naming the problem."""
+    with pytest.raises(ValueError, match="kind"):
+        traced_tool(kind="browse")
+    with pytest.raises(TypeError, match="classify"):
+        traced_tool(kind="search", classify="yes")  # type: ignore[arg-type]

@@ -1,0 +1,136 @@
+"""The run store: documents deduplicated by content, runs newest first, calls, summaries; both backends."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from citetrace.store import MemoryStore, RunRecord, SQLiteStore, Store, ToolCallRecord, open_store
+
+
+@pytest.fixture(params=["sqlite", "memory"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    s: Store = SQLiteStore(tmp_path / "s.db") if request.param == "sqlite" else MemoryStore()
+    yield s
+    s.close()
+
+
+def test_documents_roundtrip_and_lookup(store: Store) -> None:
+    """A stored document comes back by run, by exact URL, by canonical URL and by ref."""
+    ref = store.put_document("r1", "https://Example.org:443/a/?utm_source=x", "hello", status="ok",
+                             http_status=200, content_type="text/html", fetched_at=10.0)
+    store.put_document("r2", "https://example.org/a", "other run", status="ok")
+    docs = store.documents("r1")
+    assert [(d.url, d.text, d.status, d.http_status, d.content_type, d.size, d.fetched_at) for d in docs] == [
+        ("https://Example.org:443/a/?utm_source=x", "hello", "ok", 200, "text/html", 5, 10.0)
+    ]
+    assert store.get("r1", "https://example.org/a") == docs[0]
+    assert store.get("r1", "https://example.org/b") is None
+    assert store.get_ref(ref) == "hello"
+    assert docs[0].ref == ref
+
+
+def test_identical_text_stored_once(tmp_path: Path) -> None:
+    """Identical text is stored once however many fetches return it."""
+    s = SQLiteStore(tmp_path / "s.db")
+    for i in range(20):
+        s.put_document(f"r{i % 3}", f"https://e.org/{i}", "same page body", status="ok")
+    s.put_document("r0", "https://e.org/x", "different body", status="ok")
+    conn = sqlite3.connect(tmp_path / "s.db")
+    assert conn.execute("SELECT COUNT(*) FROM content").fetchone()[0] == 2
+    assert conn.execute("SELECT COUNT(*) FROM documents").fetchone()[0] == 21
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_runs_calls_and_summaries(store: Store) -> None:
+    """Runs list newest first with their summary; calls come back in order; prefixes resolve uniquely."""
+    store.put_run(RunRecord("20260101-000000-aaaa", "t1", "a", "q1", 1.0))
+    store.put_run(RunRecord("20260102-000000-bbbb", "t2", "b", "q2", 2.0))
+    store.finish_run("20260101-000000-aaaa", ended_at=3.0, answer="ans", error_type=None)
+    store.put_calls([
+        ToolCallRecord("20260101-000000-aaaa", 1, "fetch", "fetch", "error", 2.0, 5.0, 404, "https://x", None, 0),
+        ToolCallRecord("20260101-000000-aaaa", 0, "search", "search", "ok", 1.5, 3.0, urls_returned=("https://x",)),
+    ])
+    store.put_summary("20260101-000000-aaaa", {"searches": 1, "failure_reasons": ["failed_reads"]}, trace_id="t1")
+    store.put_summary("orphan", {"searches": 0}, trace_id="t9", agent="svc")
+    runs = store.runs()
+    assert [r.run_id for r in runs][-2:] == ["20260102-000000-bbbb", "20260101-000000-aaaa"]
+    first = store.get_run("20260101")
+    assert first is not None and first.answer == "ans" and first.ended_at == 3.0
+    assert first.summary == {"searches": 1, "failure_reasons": ["failed_reads"]}
+    assert store.get_run("t2") is not None and store.get_run("t2").run_id == "20260102-000000-bbbb"  # type: ignore[union-attr]
+    assert store.get_run("2026") is None  # ambiguous prefix
+    orphan = store.get_run("orphan")
+    assert orphan is not None and orphan.agent == "svc" and orphan.summary == {"searches": 0}
+    calls = store.calls("20260101-000000-aaaa")
+    assert [c.tool for c in calls] == ["search", "fetch"]
+    assert calls[0].urls_returned == ("https://x",)
+
+
+def test_open_store_uris(tmp_path: Path) -> None:
+    """open_store understands sqlite:/// URIs, bare paths and memory://, and names a bad scheme."""
+    assert isinstance(open_store("memory://"), MemoryStore)
+    s = open_store(f"sqlite:///{tmp_path}/a/b.db")
+    assert isinstance(s, SQLiteStore) and (tmp_path / "a" / "b.db").exists()
+    assert isinstance(open_store(str(tmp_path / "c.db")), SQLiteStore)
+    with pytest.raises(ValueError, match="postgres"):
+        open_store("postgres://db/x")
+
+
+def test_many_threads_write_safely(tmp_path: Path) -> None:
+    """Eight threads writing at once lose nothing."""
+    s = SQLiteStore(tmp_path / "s.db")
+
+    def work(n: int) -> None:
+        for i in range(50):
+            s.put_document(f"run{n}", f"https://e.org/{n}/{i}", f"body {i % 7}", status="ok")
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sum(len(s.documents(f"run{n}")) for n in range(8)) == 400
+
+
+def _proc_write(path: str, n: int) -> None:
+    s = SQLiteStore(path)
+    for i in range(40):
+        s.put_document(f"proc{n}", f"https://e.org/{i}", f"text {n} {i % 5}", status="ok")
+        s.put_run(RunRecord(f"proc{n}-{i}", "t", "a", None, float(i)))
+    s.close()
+
+
+def test_several_processes_write_safely(tmp_path: Path) -> None:
+    """Four processes writing to the same SQLite file at once lose nothing (WAL + busy timeout)."""
+    path = str(tmp_path / "s.db")
+    SQLiteStore(path).close()
+    ctx = mp.get_context("spawn")
+    procs = [ctx.Process(target=_proc_write, args=(path, n)) for n in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+    assert all(p.exitcode == 0 for p in procs)
+    s = SQLiteStore(path)
+    assert sum(len(s.documents(f"proc{n}")) for n in range(4)) == 160
+    assert len(s.runs(limit=1000)) == 160
+
+
+def test_fork_reopens_connection(tmp_path: Path) -> None:
+    """A forked child writes through its own connection and the parent still works."""
+    s = SQLiteStore(tmp_path / "s.db")
+    s.put_document("parent", "https://e.org/p", "before fork", status="ok")
+    ctx = mp.get_context("fork")
+    p = ctx.Process(target=lambda: s.put_document("child", "https://e.org/c", "from child", status="ok"))
+    p.start()
+    p.join(30)
+    assert p.exitcode == 0
+    s.put_document("parent", "https://e.org/p2", "after fork", status="ok")
+    assert [d.text for d in s.documents("child")] == ["from child"]
+    assert len(s.documents("parent")) == 2

@@ -1,0 +1,64 @@
+"""URL redaction and discovery."""
+
+from __future__ import annotations
+
+import pytest
+
+from citetrace._urls import canonical_url, find_urls, redact_text, redact_url
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("https://a.example/p?q=1", "https://a.example/p?q=1"),
+        ("https://u:p@a.example/", "https://REDACTED:REDACTED@a.example/"),
+        ("https://a.example/s?api_key=abc&q=solar", "https://a.example/s?api_key=REDACTED&q=solar"),
+        ("https://a.example/s?X-Amz-Signature=ff&X-Amz-Credential=cc&n=1",
+         "https://a.example/s?X-Amz-Signature=REDACTED&X-Amz-Credential=REDACTED&n=1"),
+        ("https://a.example/s?access_token=t&token=u&sig=v", "https://a.example/s?access_token=REDACTED&token=REDACTED&sig=REDACTED"),
+        ("https://a.example/tvly-abcdefghijkl1234/x", "https://a.example/REDACTED/x"),
+    ],
+)
+def test_redact_url(url: str, expected: str) -> None:
+    """Credentials and secret-looking parameters are masked; everything else is kept."""
+    assert redact_url(url) == expected
+
+
+def test_redact_text_masks_key_shapes() -> None:
+    """Well-known API key shapes inside free text are masked."""
+    assert redact_text("use sk-proj1234567890abcd now") == "use REDACTED now"
+    assert redact_text("nothing secret here") == "nothing secret here"
+
+
+def test_find_urls_strips_punctuation_and_dedupes() -> None:
+    """Trailing punctuation and unbalanced parentheses are not part of a URL; duplicates collapse."""
+    text = "See https://a.example/x. Also (https://b.example/y) and https://a.example/x/#frag."
+    assert find_urls(text) == ["https://a.example/x", "https://b.example/y"]
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("HTTPS://Example.ORG:443/a/", "https://example.org/a"),
+        ("https://example.org/a?utm_source=x&id=3#top", "https://example.org/a?id=3"),
+        ("http://example.org:80", "http://example.org/"),
+    ],
+)
+def test_canonical_form_matches_same_page(a: str, b: str) -> None:
+    """Case of scheme and host, default ports, trailing slash, fragments and tracking parameters do not matter."""
+    assert canonical_url(a) == canonical_url(b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("https://example.org/a", "https://example.org/b"),
+        ("https://example.org/a?id=3", "https://example.org/a?id=4"),
+        ("https://example.org:8443/a", "https://example.org/a"),
+        ("https://www.example.org/a", "https://example.org/a"),
+        ("https://example.org/A", "https://example.org/a"),
+    ],
+)
+def test_canonical_form_keeps_different_pages_apart(a: str, b: str) -> None:
+    """Different paths, query values, ports, hosts and path case are different pages."""
+    assert canonical_url(a) != canonical_url(b)
