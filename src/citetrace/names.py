@@ -232,6 +232,25 @@ METRIC_SERVE_REJECTED_TOTAL: Final = "citetrace_serve_rejected_total"
 """Counter {reason}: requests rejected (``malformed``, ``too_large``, ``content_type``, ``unauthorized``)."""
 METRIC_SERVE_STARTED_SECONDS: Final = "citetrace_serve_start_time_seconds"
 """Gauge: unix time the service started (restarts show as a step)."""
+METRIC_SERVE_SPANS_LATE_TOTAL: Final = "citetrace_serve_late_spans_total"
+"""Counter: spans of a trace ``citetrace serve`` had already finalised (ignored; the summary is not redone)."""
+
+LABEL_CODE: Final = "code"
+"""Label of ``citetrace_serve_requests_total``: the HTTP status code answered."""
+REJECT_MALFORMED: Final = "malformed"
+"""``citetrace serve`` rejection: a body that is not valid OTLP protobuf/JSON, or bad gzip (400)."""
+REJECT_TOO_LARGE: Final = "too_large"
+"""``citetrace serve`` rejection: body over the size limit, before or after decompression (413)."""
+REJECT_CONTENT_TYPE: Final = "content_type"
+"""``citetrace serve`` rejection: not ``application/x-protobuf`` or ``application/json`` (415)."""
+REJECT_UNAUTHORIZED: Final = "unauthorized"
+"""``citetrace serve`` rejection: missing or wrong bearer token (401)."""
+REJECT_INVALID_SPAN: Final = "invalid_span"
+"""``citetrace serve``: spans refused inside an accepted request (bad ids); reported as partial success."""
+REJECT_REASONS: Final = (
+    REJECT_MALFORMED, REJECT_TOO_LARGE, REJECT_CONTENT_TYPE, REJECT_UNAUTHORIZED, REJECT_INVALID_SPAN
+)
+"""Closed set of the ``reason`` label of ``citetrace_serve_rejected_total``."""
 
 LABEL_EVICT_REASON: Final = "reason"
 EVICT_CAPACITY: Final = "capacity"
@@ -315,6 +334,10 @@ ENV_SERVE_GRACE_SECONDS: Final = "CITETRACE_SERVE_GRACE_SECONDS"
 """Seconds after a root arrives before its trace is finalised. Default 2."""
 ENV_SERVE_MAX_BODY_BYTES: Final = "CITETRACE_SERVE_MAX_BODY_BYTES"
 """Largest accepted request body (after decompression). Default 16 MiB."""
+ENV_SERVE_STORE: Final = "CITETRACE_SERVE_STORE"
+"""Run store ``citetrace serve`` writes summaries to (falls back to ``CITETRACE_STORE``)."""
+ENV_SERVE_DRAIN_SECONDS: Final = "CITETRACE_SERVE_DRAIN_SECONDS"
+"""Seconds ``citetrace serve`` keeps ``/metrics`` up after SIGTERM so a last scrape sees its final counts. Default 0."""
 
 # Standard OpenTelemetry variables we read.
 ENV_OTEL_SDK_DISABLED: Final = "OTEL_SDK_DISABLED"
