@@ -10,6 +10,7 @@ from __future__ import annotations
 from citetrace.summary._exposition import metrics_asgi_app, metrics_wsgi_app, start_metrics_server
 from citetrace.summary._fnv import keep_by_hash, sample_hash
 from citetrace.summary._metrics import SummaryMetrics
+from citetrace.summary._processor import TraceSummaryProcessor
 from citetrace.summary._model import SpanRecord, Thresholds, TraceSummary
 from citetrace.summary._summarize import fold_query, summarize, tool_status
 from citetrace.summary._urlkey import url_key
@@ -25,6 +26,7 @@ __all__ = [
     "keep_by_hash",
     "sample_hash",
     "SummaryMetrics",
+    "TraceSummaryProcessor",
     "start_metrics_server",
     "metrics_wsgi_app",
     "metrics_asgi_app",

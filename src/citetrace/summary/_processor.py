@@ -1,0 +1,375 @@
+"""``TraceSummaryProcessor``: summarize each run as its spans end, record metrics, keep failed traces.
+
+Per trace it holds one small accumulator per run (counters and URL sets, not spans) and, when it has an
+exporter, the trace's finished spans until the keep decision. The decision is made when the trace's local
+root ends; a run's ``invoke_agent`` span is exported at once (it carries the summary) and so is the local
+root, whatever the decision. All state is bounded (traces in flight, spans per trace, spans buffered in all,
+decided-trace cache) and every bound that bites is counted. Nothing here raises into the agent.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import threading
+import time
+import weakref
+from collections import OrderedDict
+from typing import Any, Mapping
+
+from opentelemetry.context import Context
+from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
+from opentelemetry.sdk.trace.export import SpanExporter
+from opentelemetry.trace import Span as ApiSpan
+from opentelemetry.trace import StatusCode
+from prometheus_client import CollectorRegistry
+
+from citetrace import names
+from citetrace.capture._hooks import register_run_end_hook, unregister_run_end_hook
+from citetrace.config import Settings, load_settings
+from citetrace.store._model import Store
+from citetrace.summary._metrics import SummaryMetrics
+from citetrace.summary._model import SpanRecord, Thresholds, TraceSummary
+from citetrace.summary._summarize import RunAccumulator
+from citetrace.summary._worker import Worker
+
+__all__ = ["TraceSummaryProcessor"]
+
+_log = logging.getLogger("citetrace")
+_ROOT_PREFIX = names.OP_INVOKE_AGENT
+
+
+class _Trace:
+    """What the processor holds for one trace in flight."""
+
+    __slots__ = ("runs", "spans", "roots", "pending", "touched", "keep", "export_all", "runs_done")
+
+    def __init__(self, now: float, buffering: bool) -> None:
+        self.runs: dict[str, RunAccumulator] = {}
+        self.spans: list[ReadableSpan] | None = [] if buffering else None
+        self.roots: set[int] = set()
+        self.pending: dict[int, TraceSummary] = {}
+        self.touched = now
+        self.keep = False
+        self.export_all = False
+        self.runs_done = 0
+
+
+class TraceSummaryProcessor(SpanProcessor):
+    """Summary, metrics and keep-on-failure sampling in one SDK span processor.
+
+    ``settings`` defaults to ``load_settings()``; ``store`` receives each run's summary; ``registry`` (if
+    given) receives the metrics; ``exporter`` (if given) receives the kept traces, and every run's root.
+    ``max_buffered_spans`` bounds the spans held for all traces together.
+    """
+
+    def __init__(
+        self,
+        *,
+        settings: Settings | None = None,
+        store: Store | None = None,
+        registry: CollectorRegistry | None = None,
+        exporter: SpanExporter | None = None,
+        max_buffered_spans: int = 20_000,
+    ) -> None:
+        self._settings = settings if settings is not None else load_settings()
+        self._thresholds = Thresholds.from_settings(self._settings)
+        self._store = store
+        self._metrics = (
+            SummaryMetrics.for_registry(registry, max_tool_names=self._settings.max_tool_names)
+            if registry is not None
+            else None
+        )
+        self._max_traces = max(1, self._settings.max_traces)
+        self._max_spans = max(1, self._settings.max_spans_per_trace)
+        self._ttl = self._settings.trace_ttl_seconds
+        self._max_buffered = max(1, max_buffered_spans)
+        self._max_decided = max(4 * self._max_traces, 4096)
+        self._worker = Worker(exporter, on_drop=self._count_dropped, on_error=self._error)
+        self._service: str | None = self._settings.service_name
+        self._logged: set[str] = set()
+        self._reset_state()
+        ref = weakref.ref(self)
+
+        def _after_fork() -> None:
+            proc = ref()
+            if proc is not None:
+                proc._reset_state()
+
+        os.register_at_fork(after_in_child=_after_fork)
+        if self._metrics is not None:
+            self._metrics.set_in_flight(lambda: float(len(p._traces)) if (p := ref()) is not None else 0.0)
+        self._hook = self._make_hook(ref)
+        register_run_end_hook(self._hook)
+
+    def _reset_state(self) -> None:
+        self._lock = threading.Lock()
+        self._traces: OrderedDict[int, _Trace] = OrderedDict()
+        self._decided: OrderedDict[int, Any] = OrderedDict()
+        self._buffered = 0
+        self._next_sweep = time.monotonic() + 1.0
+
+    # -- SpanProcessor --------------------------------------------------------------------------------
+    def on_start(self, span: Span, parent_context: Context | None = None) -> None:
+        """Remember run roots, so the run-end hook only answers for this processor's runs."""
+        try:
+            if span.name.startswith(_ROOT_PREFIX) and (span.attributes or {}).get(names.GEN_AI_OPERATION_NAME) == (
+                names.OP_INVOKE_AGENT
+            ):
+                ctx = span.get_span_context()
+                out: list[ReadableSpan] = []
+                with self._lock:
+                    self._state(ctx.trace_id, time.monotonic(), out).roots.add(ctx.span_id)
+                self._worker.submit_spans(out)
+        except Exception as exc:  # noqa: BLE001
+            self._error(exc)
+
+    def on_end(self, span: ReadableSpan) -> None:
+        """Count the span into its run; on a root, finalise; export what the decision says."""
+        try:
+            self._on_end(span)
+        except Exception as exc:  # noqa: BLE001
+            self._error(exc)
+
+    def _on_end(self, span: ReadableSpan) -> None:
+        ctx = span.context
+        if ctx is None:
+            return
+        tid = ctx.trace_id
+        attrs = span.attributes or {}
+        status_error = span.status.status_code is StatusCode.ERROR
+        start, end = span.start_time or 0, span.end_time or 0
+        if self._service is None:
+            service = span.resource.attributes.get("service.name")
+            self._service = service if isinstance(service, str) and service else names.AGENT_UNKNOWN
+        metrics = self._metrics
+        if metrics is not None:
+            metrics.observe_tool_span(attrs, end - start, status_error, tid, self._service)
+        parent = span.parent
+        local_root = parent is None or parent.is_remote
+        run_root = attrs.get(names.GEN_AI_OPERATION_NAME) == names.OP_INVOKE_AGENT
+        out: list[ReadableSpan] = []
+        finished: list[TraceSummary] = []
+        now = time.monotonic()
+        with self._lock:
+            if now >= self._next_sweep:
+                self._sweep(now, out)
+            state = self._traces.get(tid)
+            if state is None and tid in self._decided:
+                if self._decided[tid] is True or local_root or run_root:
+                    out.append(span)  # late span of a kept trace, or a root: exported
+            else:
+                state = self._state(tid, now, out)
+                if run_root:
+                    summary = state.pending.pop(ctx.span_id, None) or self._finish_run(state, span, tid, attrs)
+                    finished.append(summary)
+                    state.keep = state.keep or summary.keep
+                    state.runs_done += 1
+                    out.append(span)
+                elif attrs.get(names.TOOL_KIND) is not None:
+                    run_id = attrs.get(names.RUN_ID)
+                    key = run_id if isinstance(run_id, str) else ""
+                    acc = state.runs.get(key)
+                    if acc is None:
+                        acc = state.runs[key] = RunAccumulator()
+                    acc.add(attrs, start, end, status_error)
+                if local_root:
+                    self._decide(tid, state, span, run_root, out)
+                elif not run_root:
+                    self._hold(state, span, out)
+        if finished:
+            self._report(finished)
+        if out:
+            self._worker.submit_spans(out)
+
+    # -- state (caller holds the lock) ---------------------------------------------------------------
+    def _state(self, tid: int, now: float, out: list[ReadableSpan]) -> _Trace:
+        state = self._traces.get(tid)
+        if state is None:
+            while len(self._traces) >= self._max_traces:
+                self._evict(next(iter(self._traces)), names.EVICT_CAPACITY, out)
+            state = self._traces[tid] = _Trace(now, self._worker.exports)
+        else:
+            state.touched = now
+            self._traces.move_to_end(tid)
+        return state
+
+    def _hold(self, state: _Trace, span: ReadableSpan, out: list[ReadableSpan]) -> None:
+        """Buffer a non-root span until the decision, or decide early when a bound is reached."""
+        if state.spans is None:
+            if state.export_all:
+                out.append(span)
+            return
+        state.spans.append(span)
+        self._buffered += 1
+        if len(state.spans) >= self._max_spans or self._buffered >= self._max_buffered:
+            self._release(state, out)
+            state.export_all = True
+            self._count_decision(names.DECISION_EARLY)
+
+    def _release(self, state: _Trace, out: list[ReadableSpan]) -> None:
+        if state.spans:
+            out.extend(state.spans)
+            self._buffered -= len(state.spans)
+        state.spans = None
+
+    def _evict(self, tid: int, reason: str, out: list[ReadableSpan]) -> None:
+        """Drop a trace's state before its root ended: export what it buffered (we cannot call it healthy)."""
+        state = self._traces.pop(tid)
+        self._release(state, out)
+        self._remember(tid, True)
+        if self._metrics is not None:
+            self._metrics.evicted.labels(reason).inc()
+        if state.runs or state.roots:
+            self._count_decision(names.DECISION_EARLY)
+
+    def _sweep(self, now: float, out: list[ReadableSpan]) -> None:
+        self._next_sweep = now + 1.0
+        limit = now - self._ttl
+        while self._traces:
+            tid, state = next(iter(self._traces.items()))
+            if state.touched > limit:
+                break
+            self._evict(tid, names.EVICT_TTL, out)
+
+    def _remember(self, tid: int, keep: Any) -> None:
+        self._decided[tid] = keep
+        if len(self._decided) > self._max_decided:
+            self._decided.popitem(last=False)
+
+    def _decide(self, tid: int, state: _Trace, root: ReadableSpan, run_root: bool, out: list[ReadableSpan]) -> None:
+        """The trace's local root ended: keep or drop what was buffered. The root itself is always exported."""
+        del self._traces[tid]
+        ours = bool(state.runs or state.roots)
+        if not run_root:
+            out.append(root)
+            if state.runs_done == 0 and ours:
+                runless = state.runs.get("") or RunAccumulator()
+                record = SpanRecord.from_readable_span(root)
+                state.keep = runless.finish(tid, root=record, citations=(), thresholds=self._thresholds).keep
+        keep = state.keep or not ours or state.export_all
+        if ours and not state.export_all:
+            self._count_decision(names.DECISION_KEEP if keep else names.DECISION_DROP)
+        if keep:
+            self._release(state, out)
+        elif state.spans:
+            self._buffered -= len(state.spans)
+            state.spans = None
+        self._remember(tid, keep)
+
+    def _finish_run(self, state: _Trace, span: ApiSpan | ReadableSpan, tid: int, attrs: Mapping[str, Any]) -> TraceSummary:
+        run_id = attrs.get(names.RUN_ID)
+        acc = state.runs.pop(run_id if isinstance(run_id, str) else "", None) or RunAccumulator()
+        readable: Any = span
+        ctx = readable.get_span_context()
+        parent = readable.parent
+        record = SpanRecord(
+            trace_id=tid,
+            span_id=ctx.span_id,
+            parent_span_id=parent.span_id if parent is not None else None,
+            name=readable.name,
+            start_ns=readable.start_time or 0,
+            end_ns=readable.end_time or time.time_ns(),
+            attributes=attrs,
+            status_error=readable.status.status_code is StatusCode.ERROR,
+        )
+        return acc.finish(tid, root=record, citations=None, thresholds=self._thresholds, default_agent=self._service)
+
+    # -- the run-end hook ----------------------------------------------------------------------------
+    @staticmethod
+    def _make_hook(ref: "weakref.ref[TraceSummaryProcessor]") -> Any:
+        def hook(span: ApiSpan, trace_id: int) -> Mapping[str, Any] | None:
+            proc = ref()
+            return proc._on_run_end(span, trace_id) if proc is not None else None
+
+        return hook
+
+    def _on_run_end(self, span: ApiSpan, trace_id: int) -> Mapping[str, Any] | None:
+        """Called by ``research_run`` before the root ends: compute the summary, return its attributes."""
+        try:
+            span_id = span.get_span_context().span_id
+            attrs: Mapping[str, Any] = getattr(span, "attributes", None) or {}
+            with self._lock:
+                state = self._traces.get(trace_id)
+                if state is None or span_id not in state.roots:
+                    return None
+                summary = self._finish_run(state, span, trace_id, attrs)
+                state.pending[span_id] = summary
+            return summary.to_attributes()
+        except Exception as exc:  # noqa: BLE001
+            self._error(exc)
+            return None
+
+    # -- reporting -----------------------------------------------------------------------------------
+    def _report(self, summaries: list[TraceSummary]) -> None:
+        for summary in summaries:
+            if self._metrics is not None:
+                self._metrics.observe_summary(summary)
+            store = self._store
+            if store is not None and summary.run_id:
+                if not self._worker.submit_task(functools.partial(self._put, store, summary)):
+                    self._store_error(RuntimeError("summary write queue full"))
+
+    def _put(self, store: Store, summary: TraceSummary) -> None:
+        try:
+            store.put_summary(summary.run_id, summary.to_dict(), trace_id=summary.trace_id, agent=summary.agent)
+        except Exception as exc:  # noqa: BLE001
+            self._store_error(exc)
+
+    def _store_error(self, exc: BaseException) -> None:
+        if self._metrics is not None:
+            self._metrics.store_errors.inc()
+        self._log_once("store", exc)
+
+    def _error(self, exc: BaseException) -> None:
+        if self._metrics is not None:
+            self._metrics.span_errors.inc()
+        self._log_once("span", exc)
+
+    def _log_once(self, where: str, exc: BaseException) -> None:
+        key = f"{where}:{type(exc).__qualname__}"
+        if key not in self._logged:
+            self._logged.add(key)
+            _log.warning("citetrace summary: %s error (%s: %s); counted, not raised", where,
+                         type(exc).__qualname__, exc)
+
+    def _count_dropped(self, n: int) -> None:
+        if self._metrics is not None:
+            self._metrics.spans_dropped.labels(names.DROP_BUFFER).inc(n)
+        self._log_once("export_queue", RuntimeError(f"export queue full; dropped {n} span(s)"))
+
+    def _count_decision(self, decision: str) -> None:
+        if self._metrics is not None:
+            self._metrics.sampled.labels(decision).inc()
+
+    # -- lifecycle -----------------------------------------------------------------------------------
+    @property
+    def traces_in_flight(self) -> int:
+        """Traces with state held right now."""
+        return len(self._traces)
+
+    def force_flush(self, timeout_millis: int = 30_000) -> bool:
+        """Export everything decided so far (in-flight traces keep waiting for their roots)."""
+        try:
+            out: list[ReadableSpan] = []
+            with self._lock:
+                self._sweep(time.monotonic(), out)
+            self._worker.submit_spans(out)
+            return self._worker.flush(timeout_millis / 1000.0)
+        except Exception as exc:  # noqa: BLE001
+            self._error(exc)
+            return False
+
+    def shutdown(self) -> None:
+        """Export what in-flight traces buffered (evicted as ``shutdown``), drain, shut the exporter down."""
+        try:
+            unregister_run_end_hook(self._hook)
+            out: list[ReadableSpan] = []
+            with self._lock:
+                for tid in list(self._traces):
+                    self._evict(tid, names.EVICT_SHUTDOWN, out)
+            self._worker.submit_spans(out)
+            self._worker.shutdown()
+        except Exception as exc:  # noqa: BLE001
+            self._error(exc)

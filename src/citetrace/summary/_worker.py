@@ -1,0 +1,158 @@
+"""A background worker that exports kept spans and writes summaries, off the agent's hot path.
+
+Like the SDK's BatchSpanProcessor: bounded queues (a full queue drops and counts, never blocks), one daemon
+thread started on first use, exports under suppress-instrumentation so the exporter's own HTTP calls are not
+traced, and a fork handler that gives the child an empty worker of its own.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import weakref
+from collections import deque
+from typing import Callable, Sequence
+
+from opentelemetry.instrumentation.utils import suppress_instrumentation
+from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.sdk.trace.export import SpanExporter
+
+__all__ = ["Worker"]
+
+Task = Callable[[], None]
+
+
+class Worker:
+    """Runs span exports (if there is an exporter) and small tasks in one background thread."""
+
+    def __init__(
+        self,
+        exporter: SpanExporter | None,
+        *,
+        on_drop: Callable[[int], None],
+        on_error: Callable[[BaseException], None],
+        max_queue: int = 8192,
+        max_tasks: int = 1024,
+        batch_size: int = 512,
+    ) -> None:
+        self._exporter = exporter
+        self._on_drop = on_drop
+        self._on_error = on_error
+        self._max_queue = max_queue
+        self._max_tasks = max_tasks
+        self._batch_size = batch_size
+        self._reset()
+        ref = weakref.ref(self)
+
+        def _after_fork() -> None:
+            worker = ref()
+            if worker is not None:
+                worker._reset()
+
+        os.register_at_fork(after_in_child=_after_fork)
+
+    def _reset(self) -> None:
+        self._cond = threading.Condition(threading.Lock())
+        self._spans: deque[ReadableSpan] = deque()
+        self._tasks: deque[Task] = deque()
+        self._thread: threading.Thread | None = None
+        self._busy = False
+        self._stopped = False
+
+    @property
+    def exports(self) -> bool:
+        """Whether spans go anywhere."""
+        return self._exporter is not None
+
+    def submit_spans(self, spans: Sequence[ReadableSpan]) -> None:
+        """Queue spans for export; what does not fit is dropped and reported to ``on_drop``."""
+        if self._exporter is None or not spans:
+            return
+        with self._cond:
+            if self._stopped:
+                dropped = len(spans)
+            else:
+                room = max(0, self._max_queue - len(self._spans))
+                self._spans.extend(spans[:room])
+                dropped = len(spans) - min(room, len(spans))
+                self._wake()
+        if dropped:
+            self._on_drop(dropped)
+
+    def submit_task(self, task: Task) -> bool:
+        """Queue a task; False (and nothing queued) when the task queue is full or stopped."""
+        with self._cond:
+            if self._stopped or len(self._tasks) >= self._max_tasks:
+                return False
+            self._tasks.append(task)
+            self._wake()
+        return True
+
+    def _wake(self) -> None:  # caller holds the lock
+        if self._thread is None or not self._thread.is_alive():
+            self._thread = threading.Thread(target=self._run, name="citetrace-summary", daemon=True)
+            self._thread.start()
+        self._cond.notify_all()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._spans and not self._tasks and not self._stopped:
+                    self._cond.wait()
+                if not self._spans and not self._tasks:
+                    return
+                batch = [self._spans.popleft() for _ in range(min(self._batch_size, len(self._spans)))]
+                tasks = list(self._tasks)
+                self._tasks.clear()
+                self._busy = True
+            try:
+                with suppress_instrumentation():
+                    if batch and self._exporter is not None:
+                        self._exporter.export(batch)
+                    for task in tasks:
+                        try:
+                            task()
+                        except Exception as exc:  # noqa: BLE001 - a task reports its own errors
+                            self._on_error(exc)
+            except Exception as exc:  # noqa: BLE001 - an exporter must never kill the worker
+                self._on_error(exc)
+            finally:
+                with self._cond:
+                    self._busy = False
+                    self._cond.notify_all()
+
+    def flush(self, timeout_s: float) -> bool:
+        """Wait until everything queued so far has been handled; False on timeout."""
+        deadline = time.monotonic() + timeout_s
+        with self._cond:
+            while self._spans or self._tasks or self._busy:
+                if self._thread is None or not self._thread.is_alive():
+                    if self._spans or self._tasks:
+                        self._wake()
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                self._cond.wait(min(remaining, 0.5))
+        if self._exporter is not None:
+            try:
+                return bool(self._exporter.force_flush(max(0, int((deadline - time.monotonic()) * 1000))))
+            except Exception as exc:  # noqa: BLE001
+                self._on_error(exc)
+                return False
+        return True
+
+    def shutdown(self, timeout_s: float = 30.0) -> None:
+        """Drain, stop the thread, shut the exporter down. Later submissions are dropped and counted."""
+        self.flush(timeout_s)
+        with self._cond:
+            self._stopped = True
+            self._cond.notify_all()
+            thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout_s)
+        if self._exporter is not None:
+            try:
+                self._exporter.shutdown()
+            except Exception as exc:  # noqa: BLE001
+                self._on_error(exc)
