@@ -1,0 +1,99 @@
+"""Mechanical checks that need no model: was the cited page fetched in the run, did a search return it,
+and is it stale (the page's own date is old while the claim speaks of the present).
+
+Everything here reads the run store only. URLs are compared as the same page (canonical form, http and https
+alike), the same rule the run summary uses for ``cited_not_fetched``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
+
+from citetrace import names
+from citetrace._urls import canonical_url
+from citetrace.eval._facts import find_dates
+from citetrace.store import Document, Store
+
+__all__ = ["RunIndex", "page_date", "phrased_as_current", "is_stale"]
+
+
+def _key(url: str) -> str:
+    return canonical_url(url).split("://", 1)[-1]
+
+
+@dataclass
+class RunIndex:
+    """What one run fetched and what its searches returned, keyed for same-page lookups."""
+
+    documents: dict[str, Document] = field(default_factory=dict)
+    failed: dict[str, Document] = field(default_factory=dict)
+    searched: set[str] = field(default_factory=set)
+
+    @classmethod
+    def load(cls, store: Store, run_id: str) -> "RunIndex":
+        index = cls()
+        for doc in store.documents(run_id):
+            usable = doc.status in (names.STATUS_OK, names.STATUS_EMPTY) and bool(doc.text.strip())
+            (index.documents if usable else index.failed)[_key(doc.url)] = doc
+        for key in list(index.failed):
+            if key in index.documents:
+                del index.failed[key]
+        for call in store.calls(run_id):
+            if call.kind == names.TOOL_KIND_SEARCH:
+                index.searched.update(_key(u) for u in call.urls_returned)
+        return index
+
+    def fetched(self, url: str) -> Document | None:
+        """The latest usable stored text for ``url``, or None when the run never read it successfully."""
+        return self.documents.get(_key(url))
+
+    def fetch_failed(self, url: str) -> bool:
+        """True when the run tried to read ``url`` and got no usable text."""
+        return _key(url) in self.failed
+
+    def returned_by_search(self, url: str) -> bool:
+        """True when some search of the run listed ``url`` among its results."""
+        return _key(url) in self.searched
+
+
+_DATE_CUE = re.compile(r"(published|updated|posted|last (modified|updated|reviewed)|date|as of|released|issued)\b",
+                       re.IGNORECASE)
+_CURRENT = re.compile(
+    r"\b(currently|current|now|today|at present|presently|latest|nowadays|this year|so far this year|"
+    r"as of (now|today)|to date|ongoing|still)\b",
+    re.IGNORECASE,
+)
+
+
+def page_date(text: str) -> date | None:
+    """The page's own date: the first full or month date after a cue (Published/Updated/Date...), else the
+    first date in the opening 300 characters."""
+    for cue in _DATE_CUE.finditer(text[:5000]):
+        for fact in find_dates(text[cue.end():cue.end() + 60]):
+            y, m, d = fact.value  # type: ignore[misc]
+            if m is not None:
+                return date(y, m, d or 1)
+            break
+    for fact in find_dates(text[:300]):
+        y, m, d = fact.value  # type: ignore[misc]
+        if m is not None:
+            return date(y, m, d or 1)
+    return None
+
+
+def phrased_as_current(claim: str) -> bool:
+    """True when the claim speaks of the present ("currently", "now", "the latest", "as of today"...)."""
+    return bool(_CURRENT.search(claim))
+
+
+def is_stale(claim: str, text: str, *, now: float, max_age_days: int) -> bool:
+    """The page's date is more than ``max_age_days`` before ``now`` while the claim is phrased as current."""
+    if not phrased_as_current(claim):
+        return False
+    when = page_date(text)
+    if when is None:
+        return False
+    today = datetime.fromtimestamp(now, tz=timezone.utc).date()
+    return (today - when).days > max_age_days

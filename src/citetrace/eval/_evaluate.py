@@ -1,0 +1,210 @@
+"""Evaluate one run's report: pairs, mechanical checks, judged support, and the per-run rates.
+
+Reads the run store only; the liveness check (``resolves``) is the single network access and ``offline``
+skips it. Every pair keeps its detail for the JSON output.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from citetrace._urls import redact_url
+from citetrace.eval._checks import RunIndex, is_stale
+from citetrace.eval._claims import make_pairs
+from citetrace.eval._judges import Judge, judge_with_checker, make_judge
+from citetrace.eval._passages import top_passages
+from citetrace.eval._rates import Rate, claim_label, compute_rates
+from citetrace.eval._report import Report, parse_report
+from citetrace.eval._resolve import Resolver
+from citetrace.eval._types import UNFETCHED, Pair, Passage, Verdict
+from citetrace.store import Store
+
+__all__ = ["PairResult", "RunEvaluation", "evaluate_run", "evaluate_report", "EvalError"]
+
+Progress = Callable[[int, int], None]
+
+
+class EvalError(ValueError):
+    """The run or its report cannot be evaluated; the message says why."""
+
+
+@dataclass
+class PairResult:
+    """One (claim, citation) pair with its checks and verdict. ``label`` is None for an uncited claim."""
+
+    pair: Pair
+    has_citation: bool
+    in_run_store: bool | None = None
+    fetch_failed: bool | None = None
+    returned_by_search: bool | None = None
+    resolves: bool | None = None
+    stale: bool | None = None
+    label: str | None = None
+    verdict: Verdict | None = None
+    checker: Verdict | None = None
+    passages: list[Passage] = field(default_factory=list)
+    liveness_status: int | None = None
+
+    @property
+    def dead_or_unfetched(self) -> bool:
+        return self.has_citation and (not self.in_run_store or self.resolves is False)
+
+    def flags(self) -> list[str]:
+        out = []
+        if not self.has_citation:
+            return ["uncited"]
+        if self.pair.problem:
+            out.append("unresolved_marker")
+        if not self.in_run_store:
+            out.append("unfetched")
+        if self.returned_by_search is False:
+            out.append("not_returned_by_search")
+        if self.resolves is False:
+            out.append("dead")
+        if self.stale:
+            out.append("stale")
+        if self.verdict is not None:
+            out.extend(self.verdict.flags)
+        return out
+
+    def as_dict(self) -> dict[str, Any]:
+        s = self.pair.sentence
+        return {
+            "sentence": s.index, "claim": s.text, "start": s.start, "end": s.end,
+            "url": redact_url(self.pair.url) if self.pair.url else None, "marker": self.pair.marker,
+            "problem": self.pair.problem, "has_citation": self.has_citation, "in_run_store": self.in_run_store,
+            "fetch_failed": self.fetch_failed, "returned_by_search": self.returned_by_search,
+            "resolves": self.resolves, "liveness_status": self.liveness_status, "stale": self.stale,
+            "label": self.label, "flags": self.flags(),
+            "judge": None if self.verdict is None else {
+                "name": self.verdict.judge, "label": self.verdict.label, "quote": self.verdict.quote,
+                "explanation": self.verdict.explanation},
+            "checker": None if self.checker is None else {
+                "label": self.checker.label, "flags": list(self.checker.flags), "explanation": self.checker.explanation},
+            "passages": [{"start": p.start, "end": p.end, "score": round(p.score, 4)} for p in self.passages],
+        }
+
+
+@dataclass
+class RunEvaluation:
+    """Everything one evaluation found: sentences, pairs, per-claim labels and rates."""
+
+    run_id: str
+    agent: str
+    judge: str
+    judge_version: str
+    offline: bool
+    report: Report
+    pairs: list[PairResult]
+    rates: dict[str, Rate]
+    claim_labels: dict[int, str]
+
+    @property
+    def unfetched_urls(self) -> list[str]:
+        """Cited URLs (and unresolved markers) the run never read successfully, in order."""
+        out: list[str] = []
+        for p in self.pairs:
+            if p.has_citation and not p.in_run_store:
+                shown = p.pair.url or f"{p.pair.marker} ({p.pair.problem})"
+                if shown not in out:
+                    out.append(shown)
+        return out
+
+    def label_counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for p in self.pairs:
+            if p.label is not None:
+                counts[p.label] = counts.get(p.label, 0) + 1
+        return counts
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id, "agent": self.agent, "judge": self.judge, "judge_version": self.judge_version,
+            "offline": self.offline,
+            "rates": {name: r.as_dict() for name, r in self.rates.items()},
+            "labels": self.label_counts(),
+            "sentences": [{"index": s.index, "text": s.text, "start": s.start, "end": s.end, "block": s.block,
+                           "needs_citation": s.needs_citation, "reason": s.reason,
+                           "claim_label": self.claim_labels.get(s.index)} for s in self.report.sentences],
+            "pairs": [p.as_dict() for p in self.pairs],
+            "unfetched_urls": [redact_url(u) for u in self.unfetched_urls],
+        }
+
+
+def evaluate_report(
+    store: Store,
+    run_id: str,
+    text: str,
+    *,
+    agent: str = "unknown",
+    judge: Judge | None = None,
+    offline: bool = True,
+    resolver: Resolver | None = None,
+    now: float | None = None,
+    stale_days: int = 365,
+    progress: Progress | None = None,
+) -> RunEvaluation:
+    """Evaluate ``text`` as the report of ``run_id`` against what that run stored."""
+    judge = judge or make_judge("deterministic")
+    report = parse_report(text)
+    index = RunIndex.load(store, run_id)
+    results = [PairResult(p, has_citation=p.marker is not None) for p in make_pairs(report.sentences)]
+    cited = [r for r in results if r.has_citation]
+    liveness = {}
+    if not offline:
+        liveness = (resolver or Resolver()).check(r.pair.url for r in cited if r.pair.url)
+    cache: dict[tuple[str, str], tuple[Verdict, Verdict | None, list[Passage]]] = {}
+    for done, r in enumerate(cited, 1):
+        url = r.pair.url
+        doc = index.fetched(url) if url else None
+        r.in_run_store = doc is not None
+        r.fetch_failed = bool(url) and index.fetch_failed(url or "")
+        r.returned_by_search = index.returned_by_search(url) if url else None
+        if url and url in liveness:
+            r.resolves, r.liveness_status = liveness[url].live, liveness[url].status
+        if doc is None:
+            r.label = UNFETCHED
+        else:
+            key = (r.pair.claim, doc.sha256)
+            if key not in cache:
+                passages = top_passages(r.pair.claim, doc.text)
+                cache[key] = (*judge_with_checker(judge, r.pair.claim, passages), passages)
+            r.verdict, r.checker, r.passages = cache[key]
+            r.label = r.verdict.label
+            r.stale = is_stale(r.pair.claim, doc.text, now=now if now is not None else time.time(),
+                               max_age_days=stale_days)
+        if progress is not None:
+            progress(done, len(cited))
+    by_sentence: dict[int, list[str]] = {}
+    for r in cited:
+        if r.label is not None:
+            by_sentence.setdefault(r.pair.sentence.index, []).append(r.label)
+    claim_labels = {i: claim_label(labels) for i, labels in by_sentence.items()}
+    needing = sum(1 for s in report.sentences if s.needs_citation)
+    rates = compute_rates(needing, list(claim_labels.values()), [r.label or UNFETCHED for r in cited],
+                          sum(1 for r in cited if r.dead_or_unfetched))
+    return RunEvaluation(run_id, agent, judge.name, judge.version, offline, report, results, rates, claim_labels)
+
+
+def evaluate_run(
+    store: Store,
+    run_id: str,
+    *,
+    report: str | None = None,
+    judge: Judge | None = None,
+    offline: bool = True,
+    resolver: Resolver | None = None,
+    stale_days: int = 365,
+    progress: Progress | None = None,
+) -> RunEvaluation:
+    """Evaluate a stored run, using its recorded answer unless ``report`` text is given."""
+    run = store.get_run(run_id)
+    if run is None:
+        raise EvalError(f"no run {run_id!r} in the store {store.uri}")
+    text = report if report is not None else run.answer
+    if text is None:
+        raise EvalError(f"run {run.run_id} has no recorded answer; pass the report with --report FILE")
+    return evaluate_report(store, run.run_id, text, agent=run.agent, judge=judge, offline=offline,
+                           resolver=resolver, now=run.started_at, stale_days=stale_days, progress=progress)

@@ -1,0 +1,160 @@
+"""LLM support judge over any OpenAI-compatible chat-completions endpoint.
+
+One claim per call, temperature 0, a versioned prompt, strict JSON back. The judge must quote the passage
+verbatim for any label other than ABSENT, and the quote is checked mechanically against the passages it was
+shown; an unverifiable quote, a refusal, an HTTP failure or unparseable output becomes JUDGE_ERROR (counted,
+never dropped), because LLM judges drift and an unchecked "SUPPORTED" is worth little.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from typing import Any, Sequence
+
+import requests
+
+from citetrace.eval._types import ABSENT, JUDGE_ERROR, JUDGE_LABELS, Passage, Verdict
+
+__all__ = ["LLMJudge", "PROMPT_VERSION", "build_messages", "parse_reply"]
+
+_log = logging.getLogger("citetrace.eval")
+
+PROMPT_VERSION = "citation-support-v1"
+"""Bump whenever the prompt text or the reply format changes; it is recorded with every verdict."""
+
+_SYSTEM = f"""You check one citation. [prompt {PROMPT_VERSION}]
+You get a CLAIM from a research report and PASSAGES from the page it cites, exactly as the author read it.
+Answer one question: do the passages support the claim?
+- SUPPORTED: the passages state everything the claim says, including every number, date and name.
+- PARTIAL: the passages state part of the claim, or a less precise or hedged version; something is missing.
+- CONTRADICTED: the passages state something incompatible with the claim (a different number, date,
+  direction or name).
+- ABSENT: the passages do not address the claim.
+Use only the passages, never outside knowledge. Reply with one JSON object and nothing else:
+{{"label": "SUPPORTED|PARTIAL|CONTRADICTED|ABSENT", "quote": "<exact words copied from the passages, or empty for ABSENT>",
+"explanation": "<one short sentence>"}}"""
+
+
+def build_messages(claim: str, passages: Sequence[Passage]) -> list[dict[str, str]]:
+    """The chat messages for one (claim, passages) question."""
+    body = "\n\n".join(f"PASSAGE {i + 1}:\n{p.text.strip()}" for i, p in enumerate(passages)) or "(no passages)"
+    return [
+        {"role": "system", "content": _SYSTEM},
+        {"role": "user", "content": f"CLAIM:\n{claim.strip()}\n\n{body}"},
+    ]
+
+
+def _norm(text: str) -> str:
+    text = text.replace("“", '"').replace("”", '"').replace("’", "'").replace("‘", "'")
+    return " ".join(text.split()).strip().lower()
+
+
+def parse_reply(content: str, passages: Sequence[Passage], judge: str = "llm") -> Verdict:
+    """Turn the model's reply into a verdict; anything unusable becomes JUDGE_ERROR with a flag saying why."""
+    raw = content.strip()
+    fenced = re.fullmatch(r"```(?:json)?\s*(.*?)\s*```", raw, re.S)
+    if fenced:
+        raw = fenced.group(1)
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return Verdict(JUDGE_ERROR, judge, explanation=f"reply is not JSON: {content[:120]!r}", flags=("parse_error",))
+    if not isinstance(data, dict) or not isinstance(data.get("label"), str):
+        return Verdict(JUDGE_ERROR, judge, explanation="reply has no string 'label'", flags=("parse_error",))
+    label = data["label"].strip().upper()
+    if label not in JUDGE_LABELS:
+        return Verdict(JUDGE_ERROR, judge, explanation=f"unknown label {data['label']!r}", flags=("parse_error",))
+    quote = data.get("quote")
+    quote = quote.strip().strip('"').strip() if isinstance(quote, str) else ""
+    explanation = str(data.get("explanation") or "")[:500]
+    if label != ABSENT:
+        if not quote:
+            return Verdict(JUDGE_ERROR, judge, explanation=f"{label} without a quote", flags=("missing_quote",))
+        if not any(_norm(quote) in _norm(p.text) for p in passages):
+            return Verdict(JUDGE_ERROR, judge, quote, f"{label} quote is not in the passages", ("quote_not_verified",))
+    return Verdict(label, judge, quote or None, explanation)
+
+
+class LLMJudge:
+    """Judge with a chat-completions endpoint (``base_url`` ends before ``/chat/completions``)."""
+
+    name = "llm"
+    version = PROMPT_VERSION
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key: str | None = None,
+        timeout: float = 60.0,
+        retries: int = 2,
+        backoff: float = 1.0,
+        json_mode: bool = False,
+        session: requests.Session | None = None,
+    ) -> None:
+        if not base_url.startswith(("http://", "https://")):
+            raise ValueError(f"judge endpoint must be an http(s) URL, got {base_url!r}")
+        if not model:
+            raise ValueError("an LLM judge needs a model name (--judge-model)")
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.model = model
+        self.api_key = api_key
+        self.timeout = timeout
+        self.retries = retries
+        self.backoff = backoff
+        self.json_mode = json_mode
+        self.session = session or requests.Session()
+
+    def _payload(self, claim: str, passages: Sequence[Passage]) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "model": self.model,
+            "temperature": 0,
+            "messages": build_messages(claim, passages),
+        }
+        if self.json_mode:
+            payload["response_format"] = {"type": "json_object"}
+        return payload
+
+    def judge(self, claim: str, passages: Sequence[Passage]) -> Verdict:
+        """Ask once (retrying 429/5xx and connection errors); never raises."""
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        problem = ""
+        for attempt in range(self.retries + 1):
+            if attempt:
+                time.sleep(self.backoff * 2 ** (attempt - 1))
+            try:
+                resp = self.session.post(self.url, json=self._payload(claim, passages), headers=headers,
+                                         timeout=self.timeout)
+            except requests.RequestException as exc:
+                problem = f"request failed: {type(exc).__name__}"
+                continue
+            if resp.status_code == 429 or resp.status_code >= 500:
+                problem = f"HTTP {resp.status_code}"
+                continue
+            if resp.status_code >= 400:
+                return Verdict(JUDGE_ERROR, self.name, explanation=f"HTTP {resp.status_code}: {resp.text[:200]}",
+                               flags=("http_error",))
+            return self._verdict(resp, passages)
+        _log.warning("citetrace eval: LLM judge gave up after %d attempts (%s)", self.retries + 1, problem)
+        return Verdict(JUDGE_ERROR, self.name, explanation=problem, flags=("http_error",))
+
+    def _verdict(self, resp: requests.Response, passages: Sequence[Passage]) -> Verdict:
+        try:
+            choice = resp.json()["choices"][0]
+            message = choice["message"]
+        except (ValueError, KeyError, IndexError, TypeError):
+            return Verdict(JUDGE_ERROR, self.name, explanation="response is not a chat completion",
+                           flags=("parse_error",))
+        if message.get("refusal") or choice.get("finish_reason") == "content_filter":
+            return Verdict(JUDGE_ERROR, self.name, explanation=str(message.get("refusal") or "content filter"),
+                           flags=("refusal",))
+        content = message.get("content")
+        if not isinstance(content, str) or not content.strip():
+            return Verdict(JUDGE_ERROR, self.name, explanation="empty reply", flags=("parse_error",))
+        return parse_reply(content, passages, self.name)

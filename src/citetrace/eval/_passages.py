@@ -1,0 +1,76 @@
+"""The passages of a stored page that a judge sees: BM25 over windows of the text the agent read.
+
+Judging against the stored text (never a re-fetch) is what makes a verdict about the agent's behaviour
+rather than about today's version of the page. Windows are a few sentences long and overlap by one, so a
+fact split across a sentence boundary stays inside some window.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from citetrace.eval._types import Passage
+
+__all__ = ["simple_sentences", "top_passages", "tokens"]
+
+_SENT_END = re.compile(r"(?<=[.!?])[\"'”)\]]*\s+(?=[\"“(\[]?[A-Z0-9])")
+_TOKEN = re.compile(r"[a-z0-9]+(?:[.,]\d+)*%?")
+_STOP = frozenset(
+    "the a an and or of to in on for by with from at as is are was were be been being that this these those it "
+    "its than then into over under about after before since per has have had not but which who what when".split()
+)
+_ABBREV = re.compile(r"\b(?:[A-Z]|Mr|Mrs|Ms|Dr|Prof|St|vs|etc|e\.g|i\.e|No|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|U\.S|Inc|Ltd|Co|Corp)\.$")
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-cased word and number tokens without stop words."""
+    return [t for t in _TOKEN.findall(text.lower()) if t not in _STOP]
+
+
+def simple_sentences(text: str, offset: int = 0) -> list[tuple[int, int]]:
+    """Cheap sentence spans for page text (paragraph breaks always split); abbreviations are kept whole."""
+    spans: list[tuple[int, int]] = []
+    for para in re.finditer(r"[^\n]+(?:\n(?!\s*\n)[^\n]+)*", text):
+        start = para.start()
+        for m in _SENT_END.finditer(para.group(0)):
+            head = para.group(0)[: m.start()]
+            if _ABBREV.search(head[-8:]):
+                continue
+            end = para.start() + m.start()
+            if text[start:end].strip():
+                spans.append((offset + start, offset + end))
+            start = para.start() + m.end()
+        if text[start:para.end()].strip():
+            spans.append((offset + start, offset + para.end()))
+    return spans
+
+
+def _windows(text: str, size: int) -> list[tuple[int, int]]:
+    sents = simple_sentences(text)
+    if len(sents) <= size:
+        return [(sents[0][0], sents[-1][1])] if sents else []
+    step = max(1, size - 1)
+    out = []
+    for k in range(0, len(sents) - 1, step):
+        chunk = sents[k:k + size]
+        out.append((chunk[0][0], chunk[-1][1]))
+        if k + size >= len(sents):
+            break
+    return out
+
+
+def top_passages(claim: str, text: str, *, k: int = 3, window: int = 3) -> list[Passage]:
+    """The ``k`` best windows of ``text`` for ``claim`` by BM25 (ties keep page order), best first."""
+    from rank_bm25 import BM25Plus
+
+    spans = _windows(text, window)
+    if not spans:
+        return []
+    corpus = [tokens(text[s:e]) or ["<empty>"] for s, e in spans]
+    query = tokens(claim)
+    if not query:
+        return [Passage(text[s:e], s, e, 0.0) for s, e in spans[:k]]
+    scores: Sequence[float] = BM25Plus(corpus).get_scores(query)
+    order = sorted(range(len(spans)), key=lambda i: (-float(scores[i]), i))[:k]
+    return [Passage(text[spans[i][0]:spans[i][1]], spans[i][0], spans[i][1], float(scores[i])) for i in order]

@@ -1,0 +1,202 @@
+"""Read a research report into sentences with their citations.
+
+Three citation styles are understood, and may be mixed: numbered inline markers with a reference list
+(``... in 2024 [3].`` plus ``[3] https://...`` or a numbered list under a "References"/"Sources" heading),
+markdown links (``[the BLS report](https://...)``, also bare and ``<...>`` URLs), and footnotes
+(``[^3]`` with ``[^3]: https://...``). Markers and URLs are blanked with spaces before splitting, so
+offsets stay true and a marker written after the full stop stays with its sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from citetrace.eval._claims import classify
+from citetrace.eval._split import iter_blocks, line_spans, sentence_spans
+from citetrace.eval._types import Citation, ReportParseError, Sentence
+
+__all__ = ["Report", "parse_report"]
+
+_URL = re.compile(r"https?://[^\s<>\"'\]\[)]+[^\s<>\"'\]\[).,;:!?]")
+_LINK = re.compile(r"!?\[([^\]\n]*)\]\(\s*<?(https?://[^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+_AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
+_MARKER = re.compile(r"\[(\d{1,4}(?:\s*(?:,|-|–)\s*\d{1,4})*)\](?!\()")
+_FOOTNOTE = re.compile(r"\[\^([^\]\s]{1,32})\]")
+_REF_DEF = re.compile(r"^\s{0,3}\[(\^?)([^\]\s]{1,32})\]:?\s+(.*)$")
+_NUMBERED = re.compile(r"^\s{0,3}(\d{1,4})[.)]\s+(.*)$")
+_REF_HEADING = re.compile(
+    r"^\s{0,3}(#{1,6}\s*|\*\*)?\s*(references|sources|bibliography|citations|works cited|notes|footnotes)"
+    r"\s*:?\s*(\*\*)?\s*$",
+    re.IGNORECASE,
+)
+_MAX_CHARS = 2_000_000
+
+
+@dataclass(frozen=True)
+class Report:
+    """A parsed report: its sentences in order and the reference entries found (key -> URL or None)."""
+
+    text: str
+    sentences: tuple[Sentence, ...]
+    references: dict[str, str | None]
+
+    @property
+    def cited_urls(self) -> list[str]:
+        """Distinct resolved URLs in order of first citation."""
+        out: list[str] = []
+        for s in self.sentences:
+            for c in s.citations:
+                if c.url is not None and c.url not in out:
+                    out.append(c.url)
+        return out
+
+
+def _first_url(text: str) -> str | None:
+    m = _LINK.search(text) or _AUTOLINK.search(text)
+    if m:
+        return m.group(2) if m.re is _LINK else m.group(1)
+    m = _URL.search(text)
+    return m.group(0) if m else None
+
+
+def _references(text: str) -> tuple[dict[str, str | None], frozenset[int]]:
+    """Reference entries (key -> URL) and the indices of the lines that define them."""
+    refs: dict[str, str | None] = {}
+    skip: set[int] = set()
+    in_refs = False
+    for i, (ls, le) in enumerate(line_spans(text)):
+        line = text[ls:le]
+        if _REF_HEADING.match(line):
+            in_refs = True
+            continue
+        if line.lstrip().startswith("#"):
+            in_refs = False
+        d = _REF_DEF.match(line)
+        if d and (d.group(1) or d.group(2).isdigit() or _first_url(d.group(3))):
+            key = ("^" if d.group(1) else "") + d.group(2)
+            refs[key] = _first_url(d.group(3))
+            skip.add(i)
+            continue
+        n = _NUMBERED.match(line)
+        if in_refs and n:
+            refs[n.group(1)] = _first_url(n.group(2))
+            skip.add(i)
+            continue
+        if in_refs and _first_url(line):  # an unnumbered source list: not body text
+            skip.add(i)
+    return refs, frozenset(skip)
+
+
+def _expand(numbers: str) -> list[str]:
+    out: list[str] = []
+    for part in re.split(r"\s*,\s*", numbers):
+        bounds = re.split(r"\s*[-–]\s*", part)
+        if len(bounds) == 2 and bounds[0].isdigit() and bounds[1].isdigit() and 0 <= int(bounds[1]) - int(bounds[0]) <= 50:
+            out.extend(str(k) for k in range(int(bounds[0]), int(bounds[1]) + 1))
+        else:
+            out.extend(b for b in bounds if b)
+    return out
+
+
+def _mask(chars: list[str], start: int, end: int) -> None:
+    for k in range(start, end):
+        if chars[k] not in "\r\n":
+            chars[k] = " "
+
+
+def _citations(text: str, refs: dict[str, str | None], skip: frozenset[int]) -> tuple[list[Citation], str]:
+    """Every citation in the body (reference lines excluded) and the text with them blanked out."""
+    chars = list(text)
+    found: list[Citation] = []
+    taken = [False] * len(text)
+    for idx in skip:  # reference lines are not body text
+        ls, le = line_spans(text)[idx]
+        for k in range(ls, le):
+            taken[k] = True
+
+    def free(s: int, e: int) -> bool:
+        return not any(taken[s:e])
+
+    def claim(s: int, e: int) -> None:
+        for k in range(s, e):
+            taken[k] = True
+
+    for m in _LINK.finditer(text):
+        if not free(m.start(), m.end()):
+            continue
+        found.append(Citation(m.group(0)[: m.start(2) - m.start()].rstrip("(<").rstrip(), m.group(2), m.start(), m.end()))
+        _mask(chars, m.start(), m.start(1))
+        _mask(chars, m.end(1), m.end())
+        claim(m.start(), m.end())
+    for m in _AUTOLINK.finditer(text):
+        if free(m.start(), m.end()):
+            found.append(Citation(m.group(0), m.group(1), m.start(), m.end()))
+            _mask(chars, m.start(), m.end())
+            claim(m.start(), m.end())
+    for m in _URL.finditer(text):
+        if free(m.start(), m.end()):
+            found.append(Citation(m.group(0), m.group(0), m.start(), m.end()))
+            _mask(chars, m.start(), m.end())
+            claim(m.start(), m.end())
+    for pattern, prefix in ((_FOOTNOTE, "^"), (_MARKER, "")):
+        for m in pattern.finditer(text):
+            if not free(m.start(), m.end()):
+                continue
+            keys = [prefix + m.group(1)] if prefix else _expand(m.group(1))
+            for key in keys:
+                url = refs.get(key)
+                problem = None
+                if key not in refs:
+                    problem = f"marker [{key}] has no entry in the reference list"
+                elif url is None:
+                    problem = f"reference [{key}] has no URL"
+                found.append(Citation(f"[{key}]", url, m.start(), m.end(), problem))
+            _mask(chars, m.start(), m.end())
+            claim(m.start(), m.end())
+    found.sort(key=lambda c: c.start)
+    return found, "".join(chars)
+
+
+def _clean(masked: str) -> str:
+    text = re.sub(r"\s+", " ", masked).strip()
+    text = re.sub(r"\s+([.,;:!?)])", r"\1", text)
+    return re.sub(r"(\*\*|__|`)", "", text)
+
+
+def parse_report(text: str) -> Report:
+    """Parse a report; raise ``ReportParseError`` naming the problem when it is not a readable report."""
+    if not isinstance(text, str):
+        raise ReportParseError(f"report must be text, got {type(text).__name__}")
+    if "\x00" in text:
+        raise ReportParseError("report contains NUL bytes: it looks like a binary file, not text")
+    if len(text) > _MAX_CHARS:
+        raise ReportParseError(f"report is {len(text)} characters; the limit is {_MAX_CHARS}")
+    if not text.strip():
+        raise ReportParseError("report is empty")
+    refs, skip = _references(text)
+    citations, masked = _citations(text, refs, skip)
+    numbered = [c for c in citations if c.problem and "no entry" in c.problem]
+    if numbered and not refs:
+        first = numbered[0]
+        line = text.count("\n", 0, first.start) + 1
+        raise ReportParseError(
+            f"citation marker {first.marker} on line {line} but the report has no reference list "
+            "(expected lines like '[1] https://...' or '[^1]: https://...')"
+        )
+    sentences: list[Sentence] = []
+    for block in iter_blocks(text, skip):
+        if block.kind in ("paragraph", "list"):
+            spans = sentence_spans(masked, block.start, block.end)
+        else:  # a heading or table row is one unit
+            spans = [(block.start, block.end)]
+        for s, e in spans:
+            cites = tuple(c for c in citations if s <= c.start < e)
+            clean = _clean(masked[s:e])
+            if not clean and not cites:
+                continue
+            needs, reason = classify(clean, block.kind, bool(cites))
+            sentences.append(Sentence(len(sentences), clean, s, e, block.kind, cites, needs, reason))
+    if not sentences:
+        raise ReportParseError("report has no sentences outside code blocks and the reference list")
+    return Report(text, tuple(sentences), refs)

@@ -1,0 +1,130 @@
+"""Markdown-aware sentence splitting that keeps character offsets into the original report.
+
+Off-the-shelf splitters (pysbd here) handle abbreviations and decimals but not markdown structure, URLs, or
+citation markers placed after the full stop. So: cut the text into markdown blocks first (headings, list
+items, table rows, paragraphs; code fences skipped), let the caller blank out URLs and markers with spaces of
+the same length (offsets survive), split each block with pysbd, and map every segment back to its span. A
+marker after a full stop then sits in the trailing whitespace of the sentence it belongs to.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Iterator
+
+__all__ = ["Block", "iter_blocks", "sentence_spans", "line_spans"]
+
+_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+")
+_BULLET = re.compile(r"^(\s*)(?:[-*+]|\d{1,3}[.)])\s+")
+_TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_RULE = re.compile(r"^\s{0,3}([-*_=])(\s*\1){2,}\s*$")
+_FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+_QUOTE = re.compile(r"^\s{0,3}(>\s?)+")
+
+
+@dataclass(frozen=True)
+class Block:
+    """A markdown block: ``kind`` is heading, list, table_header, table_row or paragraph."""
+
+    kind: str
+    start: int
+    end: int
+
+
+def line_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every line, end excluding the newline."""
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        spans.append((pos, pos + len(body)))
+        pos += len(line)
+    return spans
+
+
+def iter_blocks(text: str, skip: frozenset[int] = frozenset()) -> Iterator[Block]:
+    """Yield the blocks of ``text`` in order; lines whose index is in ``skip`` end a block and are dropped."""
+    lines = line_spans(text)
+    in_fence = False
+    current: list[int] | None = None  # [kind_index, start, end]
+    kinds = ("paragraph", "list")
+    table_rows_seen = 0
+
+    def flush() -> Iterator[Block]:
+        nonlocal current
+        if current is not None:
+            yield Block(kinds[current[0]], current[1], current[2])
+            current = None
+
+    for i, (ls, le) in enumerate(lines):
+        line = text[ls:le]
+        if _FENCE.match(line):
+            yield from flush()
+            in_fence = not in_fence
+            continue
+        if in_fence or i in skip or not line.strip() or _RULE.match(line):
+            yield from flush()
+            if not line.strip().startswith("|"):
+                table_rows_seen = 0
+            continue
+        quote = _QUOTE.match(line)
+        body_start = ls + (quote.end() if quote else 0)
+        body = text[body_start:le]
+        heading = _HEADING.match(body)
+        if heading:
+            yield from flush()
+            yield Block("heading", body_start + heading.end(), le)
+            continue
+        if body.lstrip().startswith("|"):
+            yield from flush()
+            if _TABLE_SEP.match(body):
+                continue
+            nxt = lines[i + 1] if i + 1 < len(lines) else None
+            is_header = table_rows_seen == 0 and nxt is not None and bool(_TABLE_SEP.match(text[nxt[0]:nxt[1]]))
+            table_rows_seen += 1
+            yield Block("table_header" if is_header else "table_row", body_start, le)
+            continue
+        table_rows_seen = 0
+        bullet = _BULLET.match(body)
+        if bullet:
+            yield from flush()
+            current = [1, body_start + bullet.end(), le]
+            continue
+        if current is None:
+            current = [0, body_start + (len(body) - len(body.lstrip())), le]
+        else:
+            current[2] = le
+    yield from flush()
+
+
+@lru_cache(maxsize=1)
+def _segmenter() -> Any:
+    import pysbd
+
+    return pysbd.Segmenter(language="en", clean=False, char_span=False)
+
+
+def sentence_spans(masked: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Sentence spans inside ``masked[start:end]``; each span runs to the start of the next (whitespace kept)."""
+    chunk = masked[start:end]
+    if not chunk.strip():
+        return []
+    starts: list[int] = []
+    cursor = 0
+    for seg in _segmenter().segment(chunk):
+        piece = str(seg).strip()
+        if not piece:
+            continue
+        found = chunk.find(piece, cursor)
+        if found < 0:  # the segmenter altered the text: fall back to the cursor
+            found = cursor
+        starts.append(found)
+        cursor = found + len(piece)
+    spans: list[tuple[int, int]] = []
+    for k, s in enumerate(starts):
+        e = starts[k + 1] if k + 1 < len(starts) else len(chunk)
+        if chunk[s:e].strip():
+            spans.append((start + s, start + e))
+    return spans
