@@ -348,3 +348,49 @@ ENV_OTEL_SERVICE_NAME: Final = "OTEL_SERVICE_NAME"
 
 STORE_DEFAULT_URI: Final = "sqlite:///.citetrace/store.db"
 """The embedded default store (relative to the working directory)."""
+
+# ---------------------------------------------------------------------------------------------------------
+# eval: citation evaluation (owned by src/citetrace/eval/).
+# ---------------------------------------------------------------------------------------------------------
+EVALUATION_NAME_CITATION_SUPPORT: Final = "citation_support"
+"""``gen_ai.evaluation.name`` of one (claim, cited URL) verdict."""
+EVAL_SPAN_NAME: Final = "evaluate_citations"
+"""Name of the span that carries a run's ``gen_ai.evaluation.result`` events."""
+EVAL_PAIR_URL: Final = "citetrace.eval.url"
+"""Evaluation event attribute: the cited URL, redacted (an event attribute, never a metric label)."""
+EVAL_PAIR_SENTENCE: Final = "citetrace.eval.sentence_index"
+"""Evaluation event attribute: index of the report sentence the verdict is about."""
+EVAL_JUDGE: Final = "citetrace.eval.judge"
+"""Evaluation event/span attribute: the judge (``deterministic``, ``llm``, ``nli``)."""
+EVAL_JUDGE_VERSION: Final = "citetrace.eval.judge.version"
+"""Evaluation event/span attribute: the judge's prompt or rule version."""
+EVAL_FLAGS: Final = "citetrace.eval.flags"
+"""Evaluation event attribute: string array of check flags (``unfetched``, ``dead``, ``stale``, ...)."""
+EVAL_RATE_PREFIX: Final = "citetrace.eval."
+"""Prefix of the per-run rate attributes on the evaluation span: ``citetrace.eval.<rate name>``."""
+
+LABEL_JUDGE: Final = "judge"
+LABEL_LABEL: Final = "label"
+LABEL_RATE: Final = "rate"
+EVAL_JUDGES: Final = ("deterministic", "llm", "nli")
+"""Closed set of the ``judge`` label."""
+METRIC_EVAL_RUNS_TOTAL: Final = "citetrace_eval_runs_total"
+"""Counter {agent, judge}: runs evaluated."""
+METRIC_EVAL_PAIRS_TOTAL: Final = "citetrace_eval_pairs_total"
+"""Counter {agent, judge, label}: judged citations by final label (SUPPORTED ... JUDGE_ERROR, UNFETCHED)."""
+METRIC_EVAL_RATE: Final = "citetrace_eval_rate_ratio"
+"""Gauge {agent, rate}: the latest evaluated run's rates (citation_coverage, support_rate, ...), 0..1."""
+METRIC_EVAL_GATE_FAILURES_TOTAL: Final = "citetrace_eval_gate_failures_total"
+"""Counter {agent, reason}: gate failures (``unfetched_citation`` or ``out_of_band``)."""
+GATE_UNFETCHED: Final = "unfetched_citation"
+GATE_OUT_OF_BAND: Final = "out_of_band"
+GATE_REASONS: Final = (GATE_UNFETCHED, GATE_OUT_OF_BAND)
+"""Closed set of gate failure reasons."""
+
+ENV_OPENAI_BASE_URL: Final = "OPENAI_BASE_URL"
+"""The LLM judge's OpenAI-compatible endpoint, up to ``/v1`` (``/chat/completions`` is appended)."""
+ENV_OPENAI_API_KEY: Final = "OPENAI_API_KEY"
+"""Bearer token for the LLM judge's endpoint (optional for local servers)."""
+ENV_JUDGE_MODEL: Final = "CITETRACE_JUDGE_MODEL"
+"""Model name for the LLM judge when ``--judge-model`` is not given."""
+# end of eval block
