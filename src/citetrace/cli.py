@@ -16,7 +16,7 @@ __all__ = ["main", "build_parser", "CommandError"]
 
 # Modules that define ``register(subparsers) -> None``; each adds parsers whose ``func(args) -> int`` runs.
 _COMMAND_MODULES = (
-    "citetrace.capture._cli",
+    "citetrace.store._cli",
     "citetrace.summary._cli",
     "citetrace.demo._cli",
     "citetrace.serve._cli",
@@ -62,5 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+if __name__ == "__main__":  # pragma: no cover - `python -m citetrace.cli`: use the importable module's classes
+    from citetrace.cli import main as _main
+
+    sys.exit(_main())

@@ -1,0 +1,7 @@
+"""`python -m citetrace` runs the CLI."""
+
+import sys
+
+from citetrace.cli import main
+
+sys.exit(main())
