@@ -84,6 +84,7 @@ class TraceSummaryProcessor(SpanProcessor):
         self._max_traces = max(1, self._settings.max_traces)
         self._max_spans = max(1, self._settings.max_spans_per_trace)
         self._ttl = self._settings.trace_ttl_seconds
+        self._sweep_every = min(1.0, self._ttl / 2)
         self._max_buffered = max(1, max_buffered_spans)
         self._max_decided = max(4 * self._max_traces, 4096)
         self._worker = Worker(exporter, on_drop=self._count_dropped, on_error=self._error)
@@ -108,7 +109,7 @@ class TraceSummaryProcessor(SpanProcessor):
         self._traces: OrderedDict[int, _Trace] = OrderedDict()
         self._decided: OrderedDict[int, Any] = OrderedDict()
         self._buffered = 0
-        self._next_sweep = time.monotonic() + 1.0
+        self._next_sweep = time.monotonic() + self._sweep_every
 
     # -- SpanProcessor --------------------------------------------------------------------------------
     def on_start(self, span: Span, parent_context: Context | None = None) -> None:
@@ -142,7 +143,8 @@ class TraceSummaryProcessor(SpanProcessor):
         start, end = span.start_time or 0, span.end_time or 0
         if self._service is None:
             service = span.resource.attributes.get("service.name")
-            self._service = service if isinstance(service, str) and service else names.AGENT_UNKNOWN
+            known = isinstance(service, str) and service and not service.startswith("unknown_service")
+            self._service = str(service) if known else names.AGENT_UNKNOWN
         metrics = self._metrics
         if metrics is not None:
             metrics.observe_tool_span(attrs, end - start, status_error, tid, self._service)
@@ -225,7 +227,7 @@ class TraceSummaryProcessor(SpanProcessor):
             self._count_decision(names.DECISION_EARLY)
 
     def _sweep(self, now: float, out: list[ReadableSpan]) -> None:
-        self._next_sweep = now + 1.0
+        self._next_sweep = now + self._sweep_every
         limit = now - self._ttl
         while self._traces:
             tid, state = next(iter(self._traces.items()))
