@@ -1,19 +1,46 @@
 """citetrace: make every research-agent run visible and checkable, on OpenTelemetry.
 
-Public API only; everything else lives in submodules (private ones start with ``_``).
+Public API only; everything else lives in submodules (private ones start with ``_``). The summary,
+metrics and instrumentation entry points are imported lazily so that ``import citetrace`` stays light.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from citetrace._configure import configure
 from citetrace.capture import current_run, research_run, tool_call_id, traced_tool
 from citetrace.store import open_store
 
+if TYPE_CHECKING:
+    from citetrace.instrumentation import CiteTraceInstrumentor
+    from citetrace.summary import TraceSummaryProcessor, start_metrics_server
+
 __all__ = [
+    "CiteTraceInstrumentor",
+    "TraceSummaryProcessor",
     "configure",
     "current_run",
     "open_store",
     "research_run",
+    "start_metrics_server",
     "tool_call_id",
     "traced_tool",
 ]
+
+_LAZY = {
+    "TraceSummaryProcessor": "citetrace.summary",
+    "start_metrics_server": "citetrace.summary",
+    "CiteTraceInstrumentor": "citetrace.instrumentation",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'citetrace' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -1,0 +1,175 @@
+"""configure(): provider, exporter from OTEL_* variables over real OTLP/HTTP, store, processors, disabled mode.
+
+Each case runs in a subprocess because a process can set the global TracerProvider only once.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+from citetrace import names
+
+AGENT = textwrap.dedent(
+    """
+    import citetrace
+    from citetrace import research_run, traced_tool
+
+    telemetry = citetrace.configure()
+
+    @traced_tool(kind="search")
+    def search(query):
+        return []                      # an empty search: the run fails, so its whole trace is kept
+
+    @traced_tool(kind="fetch")
+    def fetch(url):
+        return "text " * 100
+
+    with research_run("q", agent="cfg-agent") as run:
+        search("nothing here")
+        fetch("https://a.example/1")
+        run.record_answer("See [1].\\n[1] https://a.example/1")
+    print("RUN", run.id, run.trace_id, telemetry.tracer_provider is not None)
+    """
+)
+
+
+class _Receiver(BaseHTTPRequestHandler):
+    bodies: list[bytes] = []
+
+    def do_POST(self) -> None:  # noqa: N802
+        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        if self.headers.get("Content-Encoding") == "gzip":
+            body = gzip.decompress(body)
+        type(self).bodies.append(body)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-protobuf")
+        self.end_headers()
+        self.wfile.write(b"")
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def otlp_receiver() -> Iterator[tuple[str, list[bytes]]]:
+    handler = type("Receiver", (_Receiver,), {"bodies": []})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}", handler.bodies
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _run(script: str, tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "CITETRACE_"))}
+    full_env.update(env)
+    return subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=full_env, capture_output=True,
+                          text=True, timeout=120)
+
+
+def _spans(bodies: list[bytes]) -> list[tuple[str, dict[str, object], dict[str, object]]]:
+    out = []
+    for body in bodies:
+        req = ExportTraceServiceRequest()
+        req.ParseFromString(body)
+        for rs in req.resource_spans:
+            resource = {a.key: a.value.string_value for a in rs.resource.attributes}
+            for ss in rs.scope_spans:
+                for span in ss.spans:
+                    attrs: dict[str, object] = {}
+                    for a in span.attributes:
+                        v = a.value
+                        kind = v.WhichOneof("value")
+                        attrs[a.key] = [x.string_value for x in v.array_value.values] if kind == "array_value" else (
+                            getattr(v, kind) if kind else None)
+                    out.append((span.name, attrs, resource))
+    return out
+
+
+def test_configure_exports_over_otlp_http(otlp_receiver: tuple[str, list[bytes]], tmp_path: Path) -> None:
+    """With only OTEL_* variables, spans reach a real OTLP/HTTP endpoint, with the service name and summary."""
+    endpoint, bodies = otlp_receiver
+    out = _run(AGENT, tmp_path, OTEL_EXPORTER_OTLP_ENDPOINT=endpoint, OTEL_SERVICE_NAME="cfg-service",
+               CITETRACE_STORE="sqlite:///store.db")
+    assert out.returncode == 0, out.stderr
+    _, run_id, trace_id, has_provider = out.stdout.split()
+    assert has_provider == "True"
+    spans = _spans(bodies)
+    by_name = {name: (attrs, res) for name, attrs, res in spans}
+    assert set(by_name) == {"invoke_agent cfg-agent", "execute_tool search", "execute_tool fetch"}
+    root_attrs, resource = by_name["invoke_agent cfg-agent"]
+    assert resource["service.name"] == "cfg-service"
+    assert root_attrs[names.RUN_ID] == run_id
+    assert root_attrs[names.CITATIONS] == ["https://a.example/1"]
+    assert root_attrs[names.summary_attr("empty_searches")] == 1
+    assert root_attrs[names.SUMMARY_KEEP] is True
+    assert "empty_search" in root_attrs[names.SUMMARY_FAILURE_REASONS]  # type: ignore[operator]
+    assert (tmp_path / "store.db").exists()
+
+
+def test_configure_adds_to_an_existing_provider(tmp_path: Path) -> None:
+    """An application's own SDK provider is kept; citetrace adds its processor and no second exporter."""
+    script = textwrap.dedent(
+        """
+        from opentelemetry import trace
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+        exporter = InMemorySpanExporter()
+        app_provider = TracerProvider()
+        app_provider.add_span_processor(SimpleSpanProcessor(exporter))
+        trace.set_tracer_provider(app_provider)
+        """
+    ) + AGENT + textwrap.dedent(
+        """
+        assert telemetry.tracer_provider is app_provider
+        roots = [s for s in exporter.get_finished_spans() if s.name.startswith("invoke_agent")]
+        assert roots[0].attributes["citetrace.summary.searches"] == 1, dict(roots[0].attributes)
+        print("SPANS", len(exporter.get_finished_spans()))
+        """
+    )
+    out = _run(script, tmp_path, OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:9", CITETRACE_STORE="memory://")
+    assert out.returncode == 0, out.stderr
+    assert "SPANS 3" in out.stdout
+
+
+def test_sdk_disabled_sets_nothing_up(tmp_path: Path) -> None:
+    """OTEL_SDK_DISABLED=true: no provider, no spans, no store file; the agent still runs."""
+    out = _run(AGENT, tmp_path, OTEL_SDK_DISABLED="true")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split()[-1] == "False"
+    assert not (tmp_path / ".citetrace").exists()
+
+
+def test_bad_exporter_value_warns_and_falls_back(otlp_receiver: tuple[str, list[bytes]], tmp_path: Path) -> None:
+    """An unknown OTEL_TRACES_EXPORTER warns, naming it, and falls back to otlp."""
+    endpoint, bodies = otlp_receiver
+    out = _run(AGENT, tmp_path, OTEL_TRACES_EXPORTER="zipkin-ish", OTEL_EXPORTER_OTLP_ENDPOINT=endpoint,
+               CITETRACE_STORE="memory://")
+    assert out.returncode == 0, out.stderr
+    assert "OTEL_TRACES_EXPORTER" in out.stderr and "zipkin-ish" in out.stderr
+    assert len(_spans(bodies)) == 3
+
+
+def test_bad_configure_arguments_raise() -> None:
+    """Programmer errors in configure() raise, naming the argument."""
+    import citetrace
+
+    with pytest.raises(TypeError, match="store"):
+        citetrace.configure(store=42)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="metrics"):
+        citetrace.configure(metrics="sometimes")
