@@ -1,0 +1,62 @@
+"""The interpreter-start hook behind ``CITETRACE_AUTO_INSTRUMENT=true``.
+
+The package installs ``citetrace_autoinstrument.pth`` into site-packages. Python runs its one line at every
+start-up: it reads one environment variable and, only when that is set to something other than a false
+value, imports this module and calls ``start()``. ``start()`` configures citetrace from the standard
+``OTEL_*``/``CITETRACE_*`` variables, instruments, and flushes spans when the process exits. It never
+raises: a failure is logged once and the agent runs untraced.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import threading
+
+from citetrace import names
+from citetrace.config import env_flag
+
+__all__ = ["start", "PTH_LINE"]
+
+_log = logging.getLogger("citetrace")
+_lock = threading.Lock()
+_started = False
+
+PTH_LINE = (
+    "import os; os.environ.get('CITETRACE_AUTO_INSTRUMENT', '').strip().lower() not in "
+    "('', '0', 'false', 'no', 'off') and "
+    "__import__('citetrace.instrumentation._autostart', fromlist=['start']).start()"
+)
+"""The exact content of the ``.pth`` file (a test keeps the file and this constant equal)."""
+
+
+def _disabled_by_otel() -> bool:
+    raw = os.environ.get("OTEL_PYTHON_DISABLED_INSTRUMENTATIONS", "")
+    entries = {part.strip() for part in raw.split(",")}
+    return "citetrace" in entries or "*" in entries
+
+
+def start() -> bool:
+    """Configure and instrument once per process; True when this call did it."""
+    global _started
+    with _lock:
+        if _started or not env_flag(names.ENV_AUTO_INSTRUMENT):
+            return False
+        _started = True
+    if _disabled_by_otel():
+        return False
+    try:
+        from citetrace import configure
+        from citetrace.instrumentation import CiteTraceInstrumentor
+
+        telemetry = configure()
+        atexit.register(telemetry.shutdown)
+        instrumentor = CiteTraceInstrumentor()
+        if not instrumentor.is_instrumented_by_opentelemetry:
+            instrumentor.instrument()
+    except Exception as exc:  # noqa: BLE001 - start-up must never stop the agent
+        _log.warning("citetrace: %s=true but start-up failed (%s: %s); running without tracing",
+                     names.ENV_AUTO_INSTRUMENT, type(exc).__name__, exc)
+        return False
+    return True

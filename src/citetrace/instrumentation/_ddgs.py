@@ -1,0 +1,39 @@
+"""DuckDuckGo: ``ddgs.DDGS.text``/``.news`` and the older ``duckduckgo_search.DDGS.text``/``.news``.
+
+Both return a list of dicts (``href`` for text, ``url`` for news). Both talk HTTP through ``primp`` (a Rust
+client), so the 429 is seen by a probe on the last Python function above it. ddgs 9 turns every failure,
+429s included, into ``DDGSException("No results found.")``; the probe is what tells a rate limit apart.
+duckduckgo_search raises ``RatelimitException``, wrapped as the argument of a
+``DuckDuckGoSearchException``; the exception-chain check finds it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from citetrace import names
+from citetrace.capture._core import ToolSpec
+from citetrace.instrumentation import _shapes
+from citetrace.instrumentation._table_types import Patch, Probe
+
+__all__ = ["ROWS"]
+
+
+def _response_status(args: tuple[Any, ...], kwargs: dict[str, Any], result: Any) -> Any:
+    return getattr(result, "status_code", None)
+
+
+DDGS_TEXT = ToolSpec("ddgs.text", names.TOOL_KIND_SEARCH, classify=_shapes.probe_classify,
+                     is_rate_limit=_shapes.rate_limited)
+DDGS_NEWS = ToolSpec("ddgs.news", names.TOOL_KIND_SEARCH, classify=_shapes.probe_classify,
+                     is_rate_limit=_shapes.rate_limited)
+LEGACY_TEXT = ToolSpec("duckduckgo_search.text", names.TOOL_KIND_SEARCH, is_rate_limit=_shapes.rate_limited)
+LEGACY_NEWS = ToolSpec("duckduckgo_search.news", names.TOOL_KIND_SEARCH, is_rate_limit=_shapes.rate_limited)
+
+ROWS = (
+    Patch("ddgs", "ddgs.ddgs", "DDGS.text", DDGS_TEXT),
+    Patch("ddgs", "ddgs.ddgs", "DDGS.news", DDGS_NEWS),
+    Probe("ddgs", "ddgs.http_client", "HttpClient.request", _response_status),
+    Patch("duckduckgo-search", "duckduckgo_search.duckduckgo_search", "DDGS.text", LEGACY_TEXT),
+    Patch("duckduckgo-search", "duckduckgo_search.duckduckgo_search", "DDGS.news", LEGACY_NEWS),
+)

@@ -1,0 +1,192 @@
+"""Apply and remove the wrap table: post-import hooks, version checks, exact restore.
+
+Rows are applied when their module is imported (immediately if it already is), through wrapt post-import
+hooks, so instrumenting at interpreter start imports none of the wrapped libraries. Removing a row puts
+back the very object that was in the class or module ``__dict__`` before. A wrapper that outlives its
+patch (a bound method captured while instrumented) checks the ``active`` flag and calls straight through.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import logging
+import sys
+import threading
+from importlib import metadata
+from types import ModuleType
+from typing import Any, Callable, Iterable, Union
+
+import wrapt
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from citetrace.capture._core import ainvoke, invoke
+from citetrace.instrumentation import _probe
+from citetrace.instrumentation._table_types import Patch, Probe
+
+__all__ = ["Patcher", "Row", "version_supported"]
+
+_log = logging.getLogger("citetrace.instrumentation")
+Row = Union[Patch, Probe]
+_MISSING = object()
+_version_cache: dict[str, bool] = {}
+_warned: set[str] = set()
+
+
+def warn_once(key: str, message: str, *args: Any) -> None:
+    """Log a warning the first time ``key`` is seen in this process."""
+    if key in _warned:
+        return
+    _warned.add(key)
+    _log.warning(message, *args)
+
+
+def version_supported(dist: str, supported: dict[str, str]) -> bool:
+    """Whether the installed ``dist`` is inside its declared range (logged once when it is not)."""
+    cached = _version_cache.get(dist)
+    if cached is not None:
+        return cached
+    ok = False
+    spec = supported.get(dist)
+    try:
+        installed = metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        warn_once(f"dist:{dist}", "citetrace: %s is importable but not installed as a distribution; "
+                  "not instrumenting it", dist)
+    else:
+        try:
+            ok = spec is not None and Version(installed) in SpecifierSet(spec)
+        except (InvalidVersion, InvalidSpecifier):
+            ok = False
+        if not ok:
+            warn_once(f"dist:{dist}", "citetrace: %s %s is outside the supported range %r; not instrumenting it",
+                      dist, installed, spec)
+    _version_cache[dist] = ok
+    return ok
+
+
+def _resolve(module: ModuleType, target: str) -> tuple[Any, str]:
+    parent: Any = module
+    *path, attr = target.split(".")
+    for part in path:
+        parent = getattr(parent, part)
+    return parent, attr
+
+
+class Patcher:
+    """Owns the applied rows of one instrumentor (thread-safe, idempotent)."""
+
+    def __init__(self, supported: dict[str, str]) -> None:
+        self.active = False
+        self._supported = supported
+        self._lock = threading.RLock()
+        self._rows: dict[str, list[Row]] = {}
+        self._applied: dict[str, tuple[Any, str, Any]] = {}
+        self._hooked: set[str] = set()
+        self._check_versions = True
+
+    # -- public ---------------------------------------------------------------------------------------
+    def start(self, rows: Iterable[Row], *, check_versions: bool = True) -> None:
+        """Apply every row now or when its module is imported."""
+        with self._lock:
+            self.active = True
+            self._check_versions = check_versions
+            self._rows = {}
+            for row in rows:
+                self._rows.setdefault(row.module, []).append(row)
+            for module_name in self._rows:
+                module = sys.modules.get(module_name)
+                if module is not None:
+                    self._apply_module(module)
+                elif module_name not in self._hooked:
+                    self._hooked.add(module_name)
+                    wrapt.register_post_import_hook(self._on_import, module_name)
+
+    def stop(self) -> None:
+        """Remove every applied row, restoring the exact original objects."""
+        with self._lock:
+            self.active = False
+            for key in list(self._applied):
+                parent, attr, original = self._applied.pop(key)
+                try:
+                    if original is _MISSING:
+                        delattr(parent, attr)
+                    else:
+                        setattr(parent, attr, original)
+                except Exception as exc:  # noqa: BLE001
+                    warn_once(f"restore:{key}", "citetrace: could not restore %s (%s)", key, exc)
+
+    def applied(self) -> list[str]:
+        """Keys of the rows currently applied."""
+        with self._lock:
+            return sorted(self._applied)
+
+    # -- internals ------------------------------------------------------------------------------------
+    def _on_import(self, module: ModuleType) -> None:
+        try:
+            with self._lock:
+                self._hooked.discard(module.__name__)
+                if self.active:
+                    self._apply_module(module)
+        except Exception as exc:  # noqa: BLE001 - a raising hook would fail the user's import
+            warn_once(f"hook:{module.__name__}", "citetrace: instrumenting %s failed (%s); skipped",
+                      module.__name__, exc)
+
+    def _apply_module(self, module: ModuleType) -> None:
+        for row in self._rows.get(module.__name__, ()):
+            if row.key in self._applied:
+                continue
+            if self._check_versions and row.dist and not version_supported(row.dist, self._supported):
+                continue
+            try:
+                self._apply(module, row)
+            except Exception as exc:  # noqa: BLE001 - a moved method must not break the agent
+                warn_once(f"row:{row.key}", "citetrace: cannot wrap %s (%s); skipped", row.key, exc)
+
+    def _apply(self, module: ModuleType, row: Row) -> None:
+        parent, attr = _resolve(module, row.target)
+        original = vars(parent).get(attr, _MISSING) if hasattr(parent, "__dict__") else _MISSING
+        if original is _MISSING and not hasattr(parent, attr):
+            raise AttributeError(f"{row.target} not found")
+        if isinstance(row, Patch) and row.is_async is None:
+            row = dataclasses.replace(row, is_async=inspect.iscoroutinefunction(getattr(parent, attr)))
+        wrapper = _probe.status_recorder(row.status_of, row.before) if isinstance(row, Probe) else self._wrapper(row)
+        wrapt.wrap_function_wrapper(parent, attr, wrapper)
+        self._applied[row.key] = (parent, attr, original)
+
+    def _wrapper(self, row: Patch) -> Callable[..., Any]:
+        spec = row.spec
+        patcher = self
+        if row.is_async:
+
+            async def _acall(wrapped: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+                with _probe.scope():
+                    return await ainvoke(spec, wrapped, args, kwargs)
+
+            def awrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...],
+                         kwargs: dict[str, Any]) -> Any:
+                if not patcher.active:
+                    return wrapped(*args, **kwargs)
+                if row.pass_instance:
+                    return _acall(_dropping_first(wrapped), (instance, *args), kwargs)
+                return _acall(wrapped, args, kwargs)
+
+            return awrapper
+
+        def wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+            if not patcher.active:
+                return wrapped(*args, **kwargs)
+            with _probe.scope():
+                if row.pass_instance:
+                    return invoke(spec, _dropping_first(wrapped), (instance, *args), kwargs)
+                return invoke(spec, wrapped, args, kwargs)
+
+        return wrapper
+
+
+def _dropping_first(wrapped: Callable[..., Any]) -> Callable[..., Any]:
+    def call(_instance: Any, *args: Any, **kwargs: Any) -> Any:
+        return wrapped(*args, **kwargs)
+
+    return call

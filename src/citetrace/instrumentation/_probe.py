@@ -1,0 +1,107 @@
+"""HTTP-status probes: see the status a library saw even when it hides it.
+
+Some libraries swallow a 429 (ddgs turns it into "No results found.", trafilatura into ``None``). A probe is
+a tiny wrapper on the library's lowest Python HTTP boundary that records status codes while a citetrace
+tool call is in progress, so the call's classification can still say ``rate_limited``.
+
+Recording goes to the scope opened in the caller's context. Libraries that fan out to worker threads
+(ddgs uses a thread pool, which does not copy context) record into every open scope instead: with
+concurrent calls in several threads a status may be attributed to a neighbouring call, which is the
+price of not reaching into the library's private state.
+"""
+
+from __future__ import annotations
+
+import threading
+from contextvars import ContextVar
+from typing import Any, Callable, Iterator
+from contextlib import contextmanager
+
+__all__ = ["scope", "record", "saw", "last_status"]
+
+
+class _Seen:
+    """Status codes observed during one tool call."""
+
+    __slots__ = ("statuses",)
+
+    def __init__(self) -> None:
+        self.statuses: list[int] = []
+
+
+_SCOPE: ContextVar[_Seen | None] = ContextVar("citetrace_http_probe", default=None)
+_open: set[_Seen] = set()
+_lock = threading.Lock()
+
+
+@contextmanager
+def scope() -> Iterator[_Seen]:
+    """Collect statuses recorded until the block ends (nested scopes share the outer one)."""
+    outer = _SCOPE.get()
+    if outer is not None:
+        yield outer
+        return
+    seen = _Seen()
+    token = _SCOPE.set(seen)
+    with _lock:
+        _open.add(seen)
+    try:
+        yield seen
+    finally:
+        with _lock:
+            _open.discard(seen)
+        _SCOPE.reset(token)
+
+
+def record(status: Any) -> None:
+    """Record one HTTP status into the current scope (or every open scope from a worker thread)."""
+    if not isinstance(status, int) or isinstance(status, bool):
+        return
+    seen = _SCOPE.get()
+    if seen is not None:
+        seen.statuses.append(status)
+        return
+    if not _open:
+        return
+    with _lock:
+        targets = tuple(_open)
+    for target in targets:
+        target.statuses.append(status)
+
+
+def saw(status: int) -> bool:
+    """True when the current scope recorded ``status``."""
+    seen = _SCOPE.get()
+    return seen is not None and status in seen.statuses
+
+
+def last_status() -> int | None:
+    """The last status recorded in the current scope."""
+    seen = _SCOPE.get()
+    return seen.statuses[-1] if seen is not None and seen.statuses else None
+
+
+def _safe_record(status_of: Callable[[tuple[Any, ...], dict[str, Any], Any], Any], args: tuple[Any, ...],
+                 kwargs: dict[str, Any], result: Any) -> None:
+    if _SCOPE.get() is None and not _open:
+        return
+    try:
+        record(status_of(args, kwargs, result))
+    except Exception:  # noqa: BLE001 - a probe must never change what the library returns
+        pass
+
+
+def status_recorder(status_of: Callable[[tuple[Any, ...], dict[str, Any], Any], Any],
+                    before: bool = False) -> Callable[..., Any]:
+    """A wrapt wrapper that calls through and records ``status_of(args, kwargs, result)`` when a scope is
+    open; with ``before`` it records from the arguments (result None) before calling."""
+
+    def wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if before:
+            _safe_record(status_of, args, kwargs, None)
+            return wrapped(*args, **kwargs)
+        result = wrapped(*args, **kwargs)
+        _safe_record(status_of, args, kwargs, result)
+        return result
+
+    return wrapper

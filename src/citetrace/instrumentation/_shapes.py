@@ -1,0 +1,124 @@
+"""Result-shape and exception helpers shared by the per-library table modules.
+
+They only read what a library returned or raised; nothing here imports a wrapped library.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Iterator, Mapping, Sequence
+
+from citetrace import names
+from citetrace.capture._extract import http_status_of_exc, is_rate_limit_exc
+from citetrace.instrumentation import _probe
+
+__all__ = [
+    "exception_chain",
+    "rate_limited",
+    "markdown_links",
+    "probe_classify",
+    "first_url",
+    "items_attr",
+    "join_texts",
+    "says_429",
+    "arg",
+    "url_list_from",
+]
+
+_MD_LINK = re.compile(r"\]\((https?://[^)\s]+)\)")
+_STATUS_429 = re.compile(r"status(?:\s+code)?[:=\s]+429\b|\b429\s+(?:client error|too many requests)", re.I)
+
+
+def exception_chain(exc: BaseException, limit: int = 6) -> Iterator[BaseException]:
+    """``exc``, exceptions passed as its args, its cause and its context (bounded, no repeats)."""
+    todo: list[BaseException] = [exc]
+    seen: set[int] = set()
+    while todo and len(seen) < limit:
+        current = todo.pop(0)
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        todo.extend(a for a in current.args if isinstance(a, BaseException))
+        for linked in (current.__cause__, current.__context__):
+            if linked is not None:
+                todo.append(linked)
+
+
+def rate_limited(exc: BaseException) -> bool:
+    """A rate limit anywhere in the chain, a 429 in the message, or a 429 the probe saw during the call."""
+    if _probe.saw(429):
+        return True
+    for current in exception_chain(exc):
+        if is_rate_limit_exc(current, http_status_of_exc(current)):
+            return True
+        if says_429(str(current)):
+            return True
+    return False
+
+
+def says_429(text: str) -> bool:
+    """Whether an error message reports an HTTP 429."""
+    return _STATUS_429.search(text) is not None
+
+
+def probe_classify(result: Any) -> str | None:
+    """``rate_limited`` when the probe saw a 429 during the call, else the default classification."""
+    return names.STATUS_RATE_LIMITED if _probe.saw(429) else None
+
+
+def markdown_links(text: Any) -> list[str] | None:
+    """URLs of ``[title](url)`` links in a markdown string (None for non-strings)."""
+    if not isinstance(text, str):
+        return None
+    return _MD_LINK.findall(text)
+
+
+def first_url(value: Any) -> str | None:
+    """A URL argument that may be a list of URLs: its first string."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Sequence):
+        for item in value:
+            if isinstance(item, str):
+                return item
+            url = getattr(item, "url", None)
+            if isinstance(url, str):
+                return url
+    return None
+
+
+def arg(args: Sequence[Any], kwargs: Mapping[str, Any], index: int, name: str) -> Any:
+    """A call's argument by keyword, else by position."""
+    if name in kwargs:
+        return kwargs[name]
+    return args[index] if len(args) > index else None
+
+
+def url_list_from(index: int, name: str) -> Callable[[Sequence[Any], Mapping[str, Any]], str | None]:
+    """A ``url_from`` hook for an argument that is one URL or a list of them."""
+
+    def hook(args: Sequence[Any], kwargs: Mapping[str, Any]) -> str | None:
+        return first_url(arg(args, kwargs, index, name))
+
+    return hook
+
+
+def items_attr(result: Any, attr: str) -> list[Any] | None:
+    """``result.<attr>`` (or ``result[attr]``) when it is a list."""
+    value = result.get(attr) if isinstance(result, Mapping) else getattr(result, attr, None)
+    return list(value) if isinstance(value, (list, tuple)) else None
+
+
+def join_texts(items: Sequence[Any] | None, keys: Sequence[str]) -> str | None:
+    """The first string field among ``keys`` of each item, joined by blank lines (None when nothing)."""
+    if not items:
+        return None
+    parts: list[str] = []
+    for item in items:
+        for key in keys:
+            value = item.get(key) if isinstance(item, Mapping) else getattr(item, key, None)
+            if isinstance(value, str) and value:
+                parts.append(value)
+                break
+    return "\n\n".join(parts) if parts else None

@@ -1,0 +1,34 @@
+"""The declarative wrap table: every library row, in one place, for the instrumentor and the docs."""
+
+from __future__ import annotations
+
+from citetrace.instrumentation import (
+    _ddgs,
+    _exa,
+    _firecrawl,
+    _langchain,
+    _serpapi,
+    _smolagents,
+    _tavily,
+    _trafilatura,
+)
+from citetrace.instrumentation._patcher import Row
+from citetrace.instrumentation._table_types import Patch
+
+__all__ = ["ROWS", "patches"]
+
+ROWS: tuple[Row, ...] = (
+    *_tavily.ROWS,
+    *_exa.ROWS,
+    *_ddgs.ROWS,
+    *_serpapi.ROWS,
+    *_firecrawl.ROWS,
+    *_trafilatura.ROWS,
+    *_smolagents.ROWS,
+    *_langchain.ROWS,
+)
+
+
+def patches() -> list[Patch]:
+    """The rows that create spans (probes excluded)."""
+    return [row for row in ROWS if isinstance(row, Patch)]

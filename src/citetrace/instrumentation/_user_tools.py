@@ -1,0 +1,57 @@
+"""``CITETRACE_TOOLS``: wrap the user's own search/fetch functions by configuration, no code change.
+
+Format: ``module:function=kind`` or ``module:Class.method=kind``, comma-separated, kind ``search`` or
+``fetch``. Each entry is applied when its module is imported, before or after instrumentation starts. A
+bad entry is reported once, with the reason, and ignored; the good ones still apply.
+"""
+
+from __future__ import annotations
+
+import re
+
+from citetrace import names
+from citetrace.capture._core import ToolSpec
+from citetrace.instrumentation._patcher import warn_once
+from citetrace.instrumentation._table_types import Patch
+
+__all__ = ["parse_tools"]
+
+_MODULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+_TARGET = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$")
+
+
+def _problem(entry: str) -> str | Patch:
+    """The row for one entry, or why it is bad."""
+    if "=" not in entry:
+        return "missing '=kind' (search or fetch)"
+    path, _, kind = entry.rpartition("=")
+    kind = kind.strip().lower()
+    if kind not in names.TOOL_KINDS:
+        return f"kind must be 'search' or 'fetch', got {kind!r}"
+    if ":" not in path:
+        return "missing ':' between module and function (module:function=kind)"
+    module, _, target = path.strip().partition(":")
+    if not _MODULE.match(module):
+        return f"{module!r} is not a module path"
+    if not _TARGET.match(target):
+        return f"{target!r} is not 'function' or 'Class.method'"
+    return Patch("", module, target, ToolSpec(target, kind), is_async=None)
+
+
+def parse_tools(raw: str | None) -> list[Patch]:
+    """Rows for the good entries of a ``CITETRACE_TOOLS`` value; each bad one is logged once and skipped."""
+    rows: list[Patch] = []
+    seen: set[str] = set()
+    for entry in (raw or "").split(","):
+        entry = entry.strip()
+        if not entry:
+            continue
+        result = _problem(entry)
+        if isinstance(result, str):
+            warn_once(f"tools:{entry}", "citetrace: ignoring %s entry %r: %s", names.ENV_TOOLS, entry, result)
+            continue
+        if result.key in seen:
+            continue
+        seen.add(result.key)
+        rows.append(result)
+    return rows

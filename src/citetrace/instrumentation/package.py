@@ -1,0 +1,31 @@
+"""Which library versions the auto-instrumentation supports.
+
+``_instruments`` is deliberately empty. ``opentelemetry-instrument`` skips an instrumentation whose declared
+dependencies are missing, and every dependency declared under ``instruments`` is required. citetrace wraps
+eight optional libraries *and* the user's own functions (``CITETRACE_TOOLS``), which need no library at all,
+so it declares none and checks each library itself: a row applies only when its distribution's installed
+version is inside ``SUPPORTED``; otherwise it is logged once and skipped.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+__all__ = ["SUPPORTED", "_instruments"]
+
+_instruments: Final[tuple[str, ...]] = ()
+
+SUPPORTED: Final[dict[str, str]] = {
+    "tavily-python": ">=0.5,<1",
+    "exa-py": ">=2.0,<3",
+    "ddgs": ">=9.0,<10",
+    "duckduckgo-search": ">=7.0,<9",
+    "serpapi": ">=0.1.5,<2",
+    "google-search-results": ">=2.4,<3",
+    "firecrawl-py": ">=4.0,<5",
+    "trafilatura": ">=1.8,<3",
+    "urllib3": ">=1.26,<3",
+    "smolagents": ">=1.20,<2",
+    "langchain-community": ">=0.3,<0.5",
+}
+"""Distribution name -> supported version range (PEP 440 specifier)."""
