@@ -402,3 +402,29 @@ def test_bad_decorator_arguments_raise() -> None:
         traced_tool(kind="browse")
     with pytest.raises(TypeError, match="classify"):
         traced_tool(kind="search", classify="yes")  # type: ignore[arg-type]
+
+
+def test_classify_exception_hook_for_libraries_that_raise_on_no_results() -> None:
+    """ToolSpec.classify_exception turns a 'no results' exception into empty; it is still re-raised."""
+    from citetrace.capture import ToolSpec, invoke
+
+    class NoResults(Exception):
+        pass
+
+    spec = ToolSpec("ddg", "search", classify_exception=lambda e: "empty" if isinstance(e, NoResults) else None)
+
+    def raising(q: str) -> list[str]:
+        raise NoResults("No results found.")
+
+    with capture_spans() as cap:
+        with pytest.raises(NoResults):
+            invoke(spec, raising, ("q",), {})
+        with pytest.raises(ZeroDivisionError):
+            invoke(spec, lambda q: 1 / 0, ("q",), {})
+    empty, error = cap.spans
+    assert (empty.attributes or {})[names.TOOL_STATUS] == "empty"
+    assert names.ERROR_TYPE not in (empty.attributes or {})
+    assert empty.status.status_code is StatusCode.UNSET
+    assert [e.name for e in empty.events] == ["exception"]
+    assert (error.attributes or {})[names.TOOL_STATUS] == "error"
+    assert (error.attributes or {})[names.ERROR_TYPE] == "ZeroDivisionError"

@@ -43,6 +43,7 @@ class ToolSpec:
     result_text: Callable[[Any], str | None] | None = None
     classify: Callable[[Any], str | None] | None = None
     is_rate_limit: Callable[[BaseException], bool] | None = None
+    classify_exception: Callable[[BaseException], str | None] | None = None
     description: str | None = None
     query_arg: str | None = None
     url_arg: str | None = None
@@ -181,12 +182,19 @@ class _Call:
         elapsed = time.perf_counter() - self.t0
         self.detach()
         http_status = _extract.http_status_of_exc(exc)
-        rate = (self.spec.is_rate_limit(exc) if self.spec.is_rate_limit else False) or _extract.is_rate_limit_exc(
-            exc, http_status
-        )
-        status = names.STATUS_RATE_LIMITED if rate else names.STATUS_ERROR
-        error_type = type(exc).__qualname__
-        attrs: dict[str, Any] = {names.TOOL_STATUS: status, names.ERROR_TYPE: error_type}
+        status = self.spec.classify_exception(exc) if self.spec.classify_exception else None
+        if status is not None and status not in names.TOOL_STATUSES:
+            raise ValueError(f"classify_exception returned {status!r}; expected one of {names.TOOL_STATUSES}")
+        if status is None:
+            rate = (self.spec.is_rate_limit(exc) if self.spec.is_rate_limit else False) or (
+                _extract.is_rate_limit_exc(exc, http_status)
+            )
+            status = names.STATUS_RATE_LIMITED if rate else names.STATUS_ERROR
+        failed = status in _ERROR_STATUSES
+        error_type = type(exc).__qualname__ if failed else None
+        attrs: dict[str, Any] = {names.TOOL_STATUS: status}
+        if error_type is not None:
+            attrs[names.ERROR_TYPE] = error_type
         if http_status is not None:
             attrs[names.HTTP_RESPONSE_STATUS_CODE] = http_status
         if self.spec.kind == names.TOOL_KIND_FETCH:
@@ -198,9 +206,10 @@ class _Call:
         if span.is_recording():
             span.set_attributes(attrs)
             span.record_exception(exc)
-            span.set_status(Status(StatusCode.ERROR, f"{error_type}: {exc}"[:200]))
+            if failed:
+                span.set_status(Status(StatusCode.ERROR, f"{error_type}: {exc}"[:200]))
         span.end()
-        self._record(status, elapsed, http_status, None, 0, error_type, [])
+        self._record(status, elapsed, http_status, None if failed else 0, 0, error_type, [])
 
     def _store(self, text: str, status: str, http_status: int | None, ctype: str | None, attrs: dict[str, Any]) -> None:
         if self.url is None:
