@@ -2,7 +2,7 @@
 
 Server-side faults change what the local servers answer (a 429, a page that is gone, too slow, or behind a
 cookie wall); agent-side faults change what the scripted agent does (a typo query that finds nothing, a
-repeated query, a citation no search returned, a citation the agent never read).
+repeated query, a rephrase loop, a citation no search returned, a citation the agent never read).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ __all__ = [
     "REPEAT_QUERY",
     "UNCITED_CITATION",
     "UNFETCHED_CITATION",
+    "SEARCH_LOOP",
     "FAULTS",
     "SERVER_FAULTS",
     "FAULT_HELP",
@@ -32,6 +33,7 @@ COOKIE_WALL: Final = "cookie_wall"
 REPEAT_QUERY: Final = "repeat_query"
 UNCITED_CITATION: Final = "uncited_citation"
 UNFETCHED_CITATION: Final = "unfetched_citation"
+SEARCH_LOOP: Final = "search_loop"
 
 FAULT_HELP: Final = {
     EMPTY_SEARCH: "a typo query that the search finds nothing for (status empty)",
@@ -42,6 +44,7 @@ FAULT_HELP: Final = {
     REPEAT_QUERY: "the agent runs the same query again, differing only in case and spacing",
     UNCITED_CITATION: "the report cites a page no search returned (the agent read it from memory)",
     UNFETCHED_CITATION: "the report cites a search result the agent never read",
+    SEARCH_LOOP: "the agent rephrases one question 11 times (more than the 10-search threshold)",
 }
 """Each fault with a one-line description (for ``citetrace demo --list`` and the docs)."""
 

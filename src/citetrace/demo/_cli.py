@@ -1,0 +1,180 @@
+"""``citetrace demo``: run the offline demo end to end and print what citetrace recorded for each run.
+
+A thin layer: it parses flags, calls ``configure()`` (store, metrics, and OTLP export when asked for), then
+``run_demo``. Spans leave the process only when OTLP export is requested (``--otlp-endpoint`` or the
+standard ``OTEL_EXPORTER_OTLP_ENDPOINT`` / ``OTEL_TRACES_EXPORTER`` variables).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import threading
+from dataclasses import asdict
+from typing import Any
+
+from citetrace import names
+from citetrace.cli import CommandError
+
+__all__ = ["register", "demo_command"]
+
+_OTLP_TRACES_ENDPOINT = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
+
+
+def _positive(raw: str) -> float:
+    try:
+        value = float(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {raw!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {raw!r}")
+    return value
+
+
+def _port(raw: str) -> int:
+    if not raw.isdigit() or not 0 <= int(raw) <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a TCP port 0..65535, got {raw!r}")
+    return int(raw)
+
+
+def _count(raw: str) -> int:
+    if not raw.isdigit() or int(raw) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {raw!r}")
+    return int(raw)
+
+
+def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    """Add ``citetrace demo``."""
+    p = sub.add_parser(
+        "demo",
+        help="run the offline demo: local search and site servers, a scripted agent, every failure",
+        description="Run a deterministic research agent against local servers (no LLM, no internet) and "
+        "print each run's tool calls, stored documents and summary. By default: six questions, every fault.",
+    )
+    p.add_argument("--list", action="store_true", help="list the questions and faults, then exit")
+    p.add_argument("--questions", default="default", metavar="IDS",
+                   help="question ids separated by commas, 'default' (six) or 'all' (see --list)")
+    faults = p.add_mutually_exclusive_group()
+    faults.add_argument("--faults", default="all", metavar="NAMES",
+                        help="faults to show: names separated by commas, 'all' (default) or 'none'")
+    faults.add_argument("--no-faults", action="store_true", help="clean runs only (same as --faults none)")
+    p.add_argument("--store", default=None, metavar="URI",
+                   help="run store (default: $CITETRACE_STORE or sqlite:///.citetrace/store.db)")
+    p.add_argument("--metrics-port", type=_port, default=0, metavar="PORT",
+                   help="serve Prometheus metrics on 127.0.0.1:PORT while the demo runs (default 0: a free port)")
+    p.add_argument("--no-metrics", action="store_true", help="do not serve metrics")
+    p.add_argument("--otlp-endpoint", default=None, metavar="URL",
+                   help="also export spans over OTLP/HTTP to this collector (e.g. http://127.0.0.1:4318); "
+                   "the standard OTEL_* variables work too")
+    p.add_argument("--loop", action="store_true", help="keep producing runs until stopped (for docker-compose)")
+    p.add_argument("--interval", type=_positive, default=5.0, metavar="SECONDS",
+                   help="pause between rounds with --loop (default 5)")
+    p.add_argument("--rounds", type=_count, default=None, metavar="N", help="with --loop, stop after N rounds")
+    p.add_argument("--timeout", type=_positive, default=0.75, metavar="SECONDS",
+                   help="the page reader's timeout (default 0.75; the slow page answers after twice that)")
+    p.add_argument("--check", action="store_true",
+                   help="exit 1 if any run's summary differs from its hand-computed expectation")
+    p.add_argument("--json", action="store_true", help="print one JSON object per run instead of the tables")
+    p.set_defaults(func=demo_command)
+
+
+def _export_env(args: argparse.Namespace) -> None:
+    """Decide whether spans are exported: only when asked, never to a default endpoint nobody listens on."""
+    if args.otlp_endpoint:
+        os.environ[names.ENV_OTEL_EXPORTER_OTLP_ENDPOINT] = args.otlp_endpoint
+        os.environ[names.ENV_OTEL_TRACES_EXPORTER] = "otlp"
+    elif not any(v in os.environ for v in (names.ENV_OTEL_TRACES_EXPORTER, names.ENV_OTEL_EXPORTER_OTLP_ENDPOINT,
+                                           _OTLP_TRACES_ENDPOINT)):
+        os.environ[names.ENV_OTEL_TRACES_EXPORTER] = "none"
+    os.environ.setdefault(names.ENV_OTEL_SERVICE_NAME, "citetrace-demo")
+
+
+def _result_json(result: Any) -> dict[str, Any]:
+    expected = result.expected
+    return {
+        "question": result.question.id,
+        "run_id": result.run_id,
+        "trace_id": result.trace_id,
+        "faults": sorted(set(result.question.faults) & result.faults),
+        "duration_s": round(result.duration_s, 4),
+        "calls": [
+            {"kind": c.kind, "target": c.target, **({k: v for k, v in asdict(c.record).items()
+                                                    if k not in ("run_id", "urls_returned")} if c.record else {})}
+            for c in result.calls
+        ],
+        "cited_urls": list(result.cited_urls),
+        "report": result.report,
+        "summary": result.summary or result.span_summary,
+        "expected": None if expected is None else {**expected.signals(),
+                                                   "failure_reasons": list(expected.failure_reasons)},
+    }
+
+
+def demo_command(args: argparse.Namespace) -> int:
+    """Run ``citetrace demo``; returns the exit status."""
+    from citetrace import configure
+    from citetrace.demo._catalogue import select_questions
+    from citetrace.demo._faults import parse_faults
+    from citetrace.demo._render import compare_expected, format_catalogue, format_result
+    from citetrace.demo._runner import run_demo
+    from citetrace.demo._servers import DemoServers
+
+    if args.list:
+        print(format_catalogue())
+        return 0
+    try:
+        questions = select_questions(args.questions)
+        faults = parse_faults("none" if args.no_faults else args.faults)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
+    _export_env(args)
+    try:
+        telemetry = configure(store=args.store, metrics="off" if args.no_metrics else "embedded",
+                              metrics_port=None if args.no_metrics else args.metrics_port)
+    except (ValueError, OSError) as exc:
+        raise CommandError(str(exc)) from None
+    stop = threading.Event()
+    if args.loop and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    store = telemetry.store
+    mismatches = 0
+    printed = 0
+
+    def on_run(result: Any) -> None:
+        nonlocal mismatches, printed
+        printed += 1
+        if compare_expected(result, result.summary or result.span_summary):
+            mismatches += 1
+        if args.json:
+            print(json.dumps(_result_json(result)), flush=True)
+        else:
+            print(format_result(result, store, index=printed if not args.loop else 0,
+                                total=len(questions) if not args.loop else 0) + "\n", flush=True)
+
+    if not args.json:
+        server = telemetry.metrics_server
+        where = f"http://127.0.0.1:{server.server_port}/metrics" if server is not None else "off"
+        print(f"citetrace demo: {len(questions)} question(s), faults: {', '.join(sorted(faults)) or 'none'}\n"
+              f"  store {store.uri if store else '-'}   metrics {where}\n", flush=True)
+    rounds = 0
+    try:
+        with DemoServers(faults=faults, slow_seconds=2 * args.timeout) as servers:
+            while True:
+                run_demo(questions, faults, store=store, servers=servers, timeout=args.timeout,
+                         slow_seconds=2 * args.timeout, on_run=on_run)
+                rounds += 1
+                if not args.loop or (args.rounds is not None and rounds >= args.rounds) or stop.wait(args.interval):
+                    break
+    except KeyboardInterrupt:
+        pass
+    finally:
+        telemetry.shutdown()
+    if not args.json:
+        print(f"{printed} run(s) recorded. See them again with `citetrace runs` and `citetrace show RUN_ID`"
+              + (f" (--store {args.store})" if args.store else "") + ".")
+    if args.check and mismatches:
+        print(f"citetrace demo: {mismatches} run(s) differ from their expected signals", flush=True)
+        return 1
+    return 0
