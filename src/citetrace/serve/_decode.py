@@ -1,0 +1,177 @@
+"""OTLP/HTTP trace request bodies in, flat span tuples out: protobuf or JSON, identity or gzip.
+
+Kept apart from the HTTP server so it can be tested and benchmarked on bytes alone. Every problem with the
+body raises ``BodyError`` carrying the HTTP status and rejection reason; a span with a malformed id is not an
+error of the whole request but is counted as rejected (OTLP partial success).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import zlib
+from typing import Any, NamedTuple
+
+from google.protobuf import json_format
+from google.protobuf.message import DecodeError
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue
+
+from citetrace import names
+
+__all__ = ["BodyError", "Decoded", "WireSpan", "decode_body", "decompress", "PROTOBUF", "JSON"]
+
+PROTOBUF = "application/x-protobuf"
+JSON = "application/json"
+_STATUS_CODE_ERROR = 2  # opentelemetry.proto.trace.v1.Status.STATUS_CODE_ERROR
+_SERVICE_NAME = "service.name"
+
+
+class BodyError(Exception):
+    """A request body that cannot be accepted: ``status`` is the HTTP answer, ``reason`` the metric label."""
+
+    def __init__(self, status: int, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.reason = reason
+
+
+class WireSpan(NamedTuple):
+    """One span as received: ids as ints (parent 0 = none), times in unix ns, attributes decoded."""
+
+    trace_id: int
+    span_id: int
+    parent_span_id: int
+    name: str
+    start_ns: int
+    end_ns: int
+    attributes: dict[str, Any]
+    status_error: bool
+    service_name: str | None
+
+
+class Decoded(NamedTuple):
+    """The spans of one request, and how many were refused (with the first problem)."""
+
+    spans: list[WireSpan]
+    rejected: int
+    problem: str
+
+
+def decompress(body: bytes, encoding: str, limit: int) -> bytes:
+    """Undo ``Content-Encoding`` (identity or gzip) without ever holding more than ``limit`` bytes."""
+    encoding = encoding.strip().lower()
+    if encoding in ("", "identity"):
+        return body
+    if encoding != "gzip":
+        raise BodyError(415, names.REJECT_CONTENT_TYPE, f"unsupported Content-Encoding {encoding!r}; use gzip")
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        out = inflater.decompress(body, limit + 1)
+    except zlib.error as exc:
+        raise BodyError(400, names.REJECT_MALFORMED, f"invalid gzip body: {exc}") from None
+    if len(out) > limit or inflater.unconsumed_tail:
+        raise BodyError(413, names.REJECT_TOO_LARGE, f"decompressed body exceeds {limit} bytes")
+    if not inflater.eof:
+        raise BodyError(400, names.REJECT_MALFORMED, "invalid gzip body: truncated")
+    return out
+
+
+def _any(value: AnyValue) -> Any:
+    kind = value.WhichOneof("value")
+    if kind == "string_value":
+        return value.string_value
+    if kind == "bool_value":
+        return value.bool_value
+    if kind == "int_value":
+        return value.int_value
+    if kind == "double_value":
+        return value.double_value
+    if kind == "array_value":
+        return tuple(_any(v) for v in value.array_value.values)
+    if kind == "kvlist_value":
+        return {kv.key: _any(kv.value) for kv in value.kvlist_value.values}
+    if kind == "bytes_value":
+        return value.bytes_value
+    return None
+
+
+def _spans(request: ExportTraceServiceRequest) -> Decoded:
+    spans: list[WireSpan] = []
+    rejected = 0
+    problem = ""
+    from_bytes = int.from_bytes
+    for resource_spans in request.resource_spans:
+        service: str | None = None
+        for kv in resource_spans.resource.attributes:
+            if kv.key == _SERVICE_NAME and kv.value.WhichOneof("value") == "string_value":
+                service = kv.value.string_value or None
+        for scope_spans in resource_spans.scope_spans:
+            for span in scope_spans.spans:
+                tid, sid, pid = span.trace_id, span.span_id, span.parent_span_id
+                if len(tid) != 16 or len(sid) != 8 or len(pid) not in (0, 8) or not any(tid) or not any(sid):
+                    rejected += 1
+                    problem = problem or (
+                        f"span {span.name!r}: trace_id must be 16 bytes and span_id 8 bytes, not all zero"
+                    )
+                    continue
+                spans.append(WireSpan(
+                    from_bytes(tid, "big"),
+                    from_bytes(sid, "big"),
+                    from_bytes(pid, "big") if pid else 0,
+                    span.name,
+                    span.start_time_unix_nano,
+                    span.end_time_unix_nano,
+                    {kv.key: _any(kv.value) for kv in span.attributes},
+                    span.status.code == _STATUS_CODE_ERROR,
+                    service,
+                ))
+    return Decoded(spans, rejected, problem)
+
+
+_ID_FIELDS = (("traceId", "trace_id"), ("spanId", "span_id"), ("parentSpanId", "parent_span_id"))
+
+
+def _hex_ids_to_base64(obj: Any) -> None:
+    """OTLP/JSON carries ids as hex; protobuf's JSON mapping wants base64 bytes. Bad hex becomes empty."""
+    if isinstance(obj, dict):
+        for camel, snake in _ID_FIELDS:
+            for key in (camel, snake):
+                raw = obj.get(key)
+                if isinstance(raw, str):
+                    try:
+                        obj[key] = base64.b64encode(bytes.fromhex(raw)).decode("ascii")
+                    except ValueError:
+                        obj[key] = ""
+        for value in obj.values():
+            if isinstance(value, (dict, list)):
+                _hex_ids_to_base64(value)
+    elif isinstance(obj, list):
+        for item in obj:
+            _hex_ids_to_base64(item)
+
+
+def decode_body(body: bytes, content_type: str) -> Decoded:
+    """Parse an uncompressed ``ExportTraceServiceRequest`` in the given media type."""
+    media = content_type.split(";", 1)[0].strip().lower()
+    request = ExportTraceServiceRequest()
+    if media == PROTOBUF:
+        try:
+            request.ParseFromString(body)
+        except DecodeError as exc:
+            raise BodyError(400, names.REJECT_MALFORMED, f"malformed protobuf ExportTraceServiceRequest: {exc}") from None
+    elif media == JSON:
+        try:
+            data = json.loads(body)
+            if not isinstance(data, dict):
+                raise ValueError("the top level must be a JSON object")
+            _hex_ids_to_base64(data)
+            json_format.ParseDict(data, request, ignore_unknown_fields=True)
+        except (ValueError, json_format.ParseError, RecursionError) as exc:
+            raise BodyError(400, names.REJECT_MALFORMED, f"malformed OTLP/JSON ExportTraceServiceRequest: {exc}") from None
+    else:
+        raise BodyError(
+            415, names.REJECT_CONTENT_TYPE,
+            f"unsupported Content-Type {content_type!r}; use {PROTOBUF} or {JSON}",
+        )
+    return _spans(request)
