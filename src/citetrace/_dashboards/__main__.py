@@ -1,0 +1,28 @@
+"""``python -m citetrace._dashboards [--check] [--root DIR]``: regenerate (or verify) the operations files."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from citetrace._dashboards._generate import check, write
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m citetrace._dashboards", description=__doc__)
+    parser.add_argument("--root", type=Path, default=Path.cwd(), help="repository root (default: cwd)")
+    parser.add_argument("--check", action="store_true", help="only report files that differ; exit 1 if any")
+    args = parser.parse_args(argv)
+    if args.check:
+        stale = check(args.root)
+        for path in stale:
+            print(f"stale: {path}", file=sys.stderr)
+        return 1 if stale else 0
+    for path in write(args.root):
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,236 @@
+"""The one list of citetrace alert definitions.
+
+Both the Prometheus rule file (``prometheus/rules/``) and the Grafana-managed provisioning file
+(``grafana/provisioning/alerting/``) are rendered from ``ALERTS``; neither is written by hand. Each alert is
+``value <op> threshold`` optionally narrowed by ``guards`` (minimum traffic, "rising" against a baseline), so
+Prometheus gets one boolean expression and Grafana gets query A (value and guards) plus a threshold step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from citetrace import names
+from citetrace._dashboards._promql import JOB_SERVE, by_agent, per_run_mean, rate_sum, ratio, sel
+
+__all__ = ["Alert", "ALERTS", "RUNBOOK_DOC", "WINDOW", "BASELINE"]
+
+RUNBOOK_DOC = "docs/operations.md"
+"""Runbooks live in this file of the repository, one section per alert (``#alert-<name lowercased>``)."""
+WINDOW = "15m"
+"""Window of the ratio alerts: long enough to hold a few runs, short enough to page within the hour."""
+BASELINE = "6h"
+"""Window a "rising" alert compares against."""
+Severity = Literal["page", "ticket"]
+SEVERITY_PAGE: Severity = "page"
+"""Wakes someone up: a fabricated or unread source, or no monitoring at all."""
+SEVERITY_TICKET: Severity = "ticket"
+"""Look at it today: a rate or ratio out of its normal band."""
+
+
+@dataclass(frozen=True)
+class Alert:
+    """One alert: fires for each series where ``value <op> threshold`` and every guard hold for ``for_``."""
+
+    name: str
+    severity: Severity
+    value: str
+    op: Literal[">", "<"]
+    threshold: float
+    for_: str
+    summary: str
+    description: str
+    guards: tuple[str, ...] = ()
+
+    @property
+    def expr(self) -> str:
+        """The Prometheus alerting expression."""
+        return " and ".join([f"({self.value}) {self.op} {_num(self.threshold)}", *(f"({g})" for g in self.guards)])
+
+    @property
+    def grafana_query(self) -> str:
+        """Query A of the Grafana rule: the value, where the guards hold (the threshold is a separate step)."""
+        return " and ".join([f"({self.value})", *(f"({g})" for g in self.guards)])
+
+    @property
+    def runbook_anchor(self) -> str:
+        """The heading anchor of this alert's runbook section in ``RUNBOOK_DOC``."""
+        return f"alert-{self.name.lower()}"
+
+    @property
+    def runbook_url(self) -> str:
+        """Repository-relative link to the runbook section."""
+        return f"{RUNBOOK_DOC}#{self.runbook_anchor}"
+
+
+def _num(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(value)
+
+
+def _new_or_increased(counter: str) -> str:
+    """Per agent: the counter went up within WINDOW, or its series appeared within WINDOW already above 0.
+
+    ``increase()`` alone misses the first event of an agent: prometheus_client creates a labelled series at
+    its first increment, so the first sample is already 1 and there is nothing to subtract it from.
+    """
+    grew = f"{rate_sum(sel(counter), WINDOW, names.LABEL_AGENT)} > 0"
+    new = f"sum by ({names.LABEL_AGENT}) ({counter} unless {counter} offset {WINDOW}) > 0"
+    return f"({grew}) or ({new})"
+
+
+def _tool_calls(**labels: str) -> str:
+    return sel(names.METRIC_TOOL_CALLS_TOTAL, **labels)
+
+
+def _rising(short: str, long: str, factor: int) -> str:
+    return f"{short} > {factor} * ({long})"
+
+
+_AGENT = by_agent()
+_RUNS = sel(names.METRIC_RUNS_TOTAL)
+_SEARCHES = _tool_calls(kind=names.TOOL_KIND_SEARCH)
+_EMPTY_SEARCHES = _tool_calls(kind=names.TOOL_KIND_SEARCH, status=names.STATUS_EMPTY)
+_FETCHES = _tool_calls(kind=names.TOOL_KIND_FETCH)
+_FAILED_FETCHES = _tool_calls(kind=names.TOOL_KIND_FETCH, status="!" + names.STATUS_OK)
+_ALL_CALLS = sel(names.METRIC_TOOL_CALLS_TOTAL)
+_RATE_LIMITED = _tool_calls(status=names.STATUS_RATE_LIMITED)
+_SPIKE_WINDOW = "5m"
+_SPIKE_BASELINE = "1h"
+
+ALERTS: tuple[Alert, ...] = (
+    Alert(
+        name="CitetraceUncitedCitation",
+        severity=SEVERITY_PAGE,
+        value=_new_or_increased(names.METRIC_UNCITED_CITATIONS_TOTAL),
+        op=">",
+        threshold=0,
+        for_="0m",
+        summary="Agent {{ $labels.agent }} cited a URL that no search returned",
+        description=(
+            "A report of agent {{ $labels.agent }} cites a source the agent never got from a search in the"
+            " last " + WINDOW + ": a possibly fabricated source. Find the failed run (reason uncited_url) with"
+            " `citetrace runs` and read its kept trace."
+        ),
+    ),
+    Alert(
+        name="CitetraceUnfetchedCitation",
+        severity=SEVERITY_PAGE,
+        value=_new_or_increased(names.METRIC_UNFETCHED_CITATIONS_TOTAL),
+        op=">",
+        threshold=0,
+        for_="0m",
+        summary="Agent {{ $labels.agent }} cited a URL it never read",
+        description=(
+            "A report of agent {{ $labels.agent }} cites a page the run never fetched in the last " + WINDOW
+            + ": the claim cannot rest on that page. Find the run (reason cited_not_fetched) with"
+            " `citetrace runs`, then `citetrace show RUN_ID`."
+        ),
+    ),
+    Alert(
+        name="CitetraceFailedRunRatioHigh",
+        severity=SEVERITY_TICKET,
+        value=ratio(sel(names.METRIC_RUNS_TOTAL, outcome=names.OUTCOME_FAILED), _RUNS, WINDOW, _AGENT),
+        op=">",
+        threshold=0.25,
+        for_="10m",
+        summary="More than 25% of the runs of agent {{ $labels.agent }} fail",
+        description=(
+            "{{ $value | humanizePercentage }} of the runs of agent {{ $labels.agent }} failed over the last "
+            + WINDOW + ". The overview's 'Failures by reason' panel says which check fails."
+        ),
+        guards=(f"{rate_sum(_RUNS, WINDOW, _AGENT)} >= 4",),
+    ),
+    Alert(
+        name="CitetraceEmptySearchRateRising",
+        severity=SEVERITY_TICKET,
+        value=ratio(_EMPTY_SEARCHES, _SEARCHES, WINDOW, _AGENT),
+        op=">",
+        threshold=0.2,
+        for_="10m",
+        summary="Empty searches of agent {{ $labels.agent }} are rising",
+        description=(
+            "{{ $value | humanizePercentage }} of the searches of agent {{ $labels.agent }} returned nothing"
+            " over the last " + WINDOW + ", at least twice its " + BASELINE + " level. Check the search"
+            " provider and the queries the agent writes (Tool drill-down)."
+        ),
+        guards=(
+            _rising(
+                ratio(_EMPTY_SEARCHES, _SEARCHES, WINDOW, _AGENT),
+                ratio(_EMPTY_SEARCHES, _SEARCHES, BASELINE, _AGENT),
+                2,
+            ),
+            f"{rate_sum(_SEARCHES, WINDOW, _AGENT)} >= 10",
+        ),
+    ),
+    Alert(
+        name="CitetraceRateLimitSpike",
+        severity=SEVERITY_TICKET,
+        value=ratio(_RATE_LIMITED, _ALL_CALLS, _SPIKE_WINDOW, _AGENT),
+        op=">",
+        threshold=0.1,
+        for_="5m",
+        summary="Rate-limited tool calls of agent {{ $labels.agent }} spike",
+        description=(
+            "{{ $value | humanizePercentage }} of the tool calls of agent {{ $labels.agent }} were rate"
+            " limited over the last " + _SPIKE_WINDOW + ", three times its " + _SPIKE_BASELINE + " level."
+            " Check provider quotas and the agent's concurrency (Tool drill-down, status rate_limited)."
+        ),
+        guards=(
+            _rising(
+                ratio(_RATE_LIMITED, _ALL_CALLS, _SPIKE_WINDOW, _AGENT),
+                ratio(_RATE_LIMITED, _ALL_CALLS, _SPIKE_BASELINE, _AGENT),
+                3,
+            ),
+        ),
+    ),
+    Alert(
+        name="CitetraceRepeatedQueriesRising",
+        severity=SEVERITY_TICKET,
+        value=per_run_mean(names.METRIC_RUN_REPEAT_QUERIES, WINDOW, _AGENT),
+        op=">",
+        threshold=1,
+        for_="15m",
+        summary="Agent {{ $labels.agent }} repeats its queries more and more",
+        description=(
+            "Runs of agent {{ $labels.agent }} repeated {{ $value | humanize }} queries on average over the"
+            " last " + WINDOW + ", twice its " + BASELINE + " level: an early sign of a rephrase loop and a"
+            " cost spike. Open a kept trace from the overview's latency exemplars."
+        ),
+        guards=(
+            _rising(
+                per_run_mean(names.METRIC_RUN_REPEAT_QUERIES, WINDOW, _AGENT),
+                per_run_mean(names.METRIC_RUN_REPEAT_QUERIES, BASELINE, _AGENT),
+                2,
+            ),
+        ),
+    ),
+    Alert(
+        name="CitetraceFailedReadRateHigh",
+        severity=SEVERITY_TICKET,
+        value=ratio(_FAILED_FETCHES, _FETCHES, WINDOW, _AGENT),
+        op=">",
+        threshold=0.3,
+        for_="15m",
+        summary="More than 30% of the reads of agent {{ $labels.agent }} fail",
+        description=(
+            "{{ $value | humanizePercentage }} of the fetches of agent {{ $labels.agent }} were not ok"
+            " (error, empty or rate limited) over the last " + WINDOW + ". Tool drill-down shows which"
+            " fetch tool and which status."
+        ),
+        guards=(f"{rate_sum(_FETCHES, WINDOW, _AGENT)} >= 10",),
+    ),
+    Alert(
+        name="CitetraceSummarizerDown",
+        severity=SEVERITY_PAGE,
+        value=f"up{{job=\"{JOB_SERVE}\"}} or on(job) (absent(up{{job=\"{JOB_SERVE}\"}}) * 0)",
+        op="<",
+        threshold=1,
+        for_="2m",
+        summary="citetrace serve is down or not scraped",
+        description=(
+            "Prometheus cannot scrape job " + JOB_SERVE + ". Without it there are no citetrace metrics and"
+            " none of the other citetrace alerts, including the paging citation alerts, can fire."
+        ),
+    ),
+)
