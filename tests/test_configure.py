@@ -173,3 +173,34 @@ def test_bad_configure_arguments_raise() -> None:
         citetrace.configure(store=42)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="metrics"):
         citetrace.configure(metrics="sometimes")
+
+
+def test_works_without_configure_and_opens_store_lazily(tmp_path: Path) -> None:
+    """Without configure(), decorators use the global provider and the store opens from CITETRACE_STORE on first write."""
+    script = textwrap.dedent(
+        """
+        from opentelemetry import trace
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+        import os
+        from citetrace import research_run, traced_tool, open_store
+
+        @traced_tool(kind="fetch")
+        def fetch(url):
+            return "text " * 100
+
+        exporter = InMemorySpanExporter()
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(exporter))
+        trace.set_tracer_provider(provider)          # set AFTER the decorator was applied
+        assert not os.path.exists("lazy.db")
+        with research_run("q", agent="lazy") as run:
+            fetch("https://a.example/1")
+        print(len(exporter.get_finished_spans()), len(open_store().documents(run.id)))
+        """
+    )
+    out = _run(script, tmp_path, CITETRACE_STORE="sqlite:///lazy.db")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["2", "1"]
+    assert (tmp_path / "lazy.db").exists()

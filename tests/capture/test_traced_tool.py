@@ -428,3 +428,20 @@ def test_classify_exception_hook_for_libraries_that_raise_on_no_results() -> Non
     assert [e.name for e in empty.events] == ["exception"]
     assert (error.attributes or {})[names.TOOL_STATUS] == "error"
     assert (error.attributes or {})[names.ERROR_TYPE] == "ZeroDivisionError"
+
+
+def test_broken_tracer_never_reaches_the_caller() -> None:
+    """If span creation itself fails, the tool is called straight through and the failure counted."""
+    from opentelemetry.sdk.trace import TracerProvider
+
+    class BrokenProvider(TracerProvider):
+        def get_tracer(self, *args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError("tracer factory broke")
+
+    before = _state.error_counts().get("capture", 0)
+    with capture_spans():
+        _state.state.tracer_provider = BrokenProvider()
+        _state.state.tracer = None
+        assert web_search("q") == RESULTS
+        assert read_page("https://a.example") == "body " * 100
+    assert _state.error_counts()["capture"] == before + 2
