@@ -72,12 +72,12 @@ def page_date(text: str) -> date | None:
     first date in the opening 300 characters."""
     for cue in _DATE_CUE.finditer(text[:5000]):
         for fact in find_dates(text[cue.end():cue.end() + 60]):
-            y, m, d = fact.value  # type: ignore[misc]
+            y, m, d = fact.value
             if m is not None:
                 return date(y, m, d or 1)
             break
     for fact in find_dates(text[:300]):
-        y, m, d = fact.value  # type: ignore[misc]
+        y, m, d = fact.value
         if m is not None:
             return date(y, m, d or 1)
     return None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
-from typing import Iterator
+from typing import Any, Iterator
 
 __all__ = ["Fact", "extract_facts", "facts_equal", "find_dates", "anchor_words"]
 
@@ -55,7 +55,7 @@ class Fact:
     """One checkable fact: ``kind`` in date/money/percent/year/number/quote, normalised ``value``."""
 
     kind: str
-    value: object
+    value: Any
     text: str
     start: int
     end: int
@@ -90,7 +90,7 @@ def extract_facts(text: str) -> list[Fact]:
         for m in pattern.finditer(text):
             if any(taken[m.start():m.end()]):
                 continue
-            value: object
+            value: Any
             g = m.groups()
             if kind == "date":
                 value = _date_value(g, index)
@@ -137,15 +137,15 @@ def facts_equal(claim: Fact, other: Fact) -> bool:
     if claim.kind != other.kind:
         return False
     if claim.kind == "date":
-        cy, cm, cd = claim.value  # type: ignore[misc]
-        oy, om, od = other.value  # type: ignore[misc]
+        cy, cm, cd = claim.value
+        oy, om, od = other.value
         return bool(cy == oy and (cm is None or cm == om) and (cd is None or cd == od))
     if claim.kind == "quote":
         return claim.value == other.value or str(claim.value) in str(other.value)
     if claim.kind in ("money", "percent"):
-        (cu, cv), (ou, ov) = claim.value, other.value  # type: ignore[misc]
+        (cu, cv), (ou, ov) = claim.value, other.value
         return bool(cu == ou and _close(float(cv), float(ov), claim.text))
-    return _close(float(claim.value), float(other.value), claim.text)  # type: ignore[arg-type]
+    return _close(float(claim.value), float(other.value), claim.text)
 
 
 def find_dates(text: str) -> Iterator[Fact]:

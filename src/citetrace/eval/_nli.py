@@ -64,13 +64,14 @@ class _HFModel:
 
     def __init__(self, path: str) -> None:
         try:
-            import torch
-            from transformers import AutoModelForSequenceClassification, AutoTokenizer
+            torch = importlib.import_module("torch")
+            transformers = importlib.import_module("transformers")
         except ImportError as exc:
             raise ValueError(f"the NLI model at {path!r} needs transformers and torch installed ({exc})") from exc
         self._torch: Any = torch
-        self._tok: Any = AutoTokenizer.from_pretrained(path, local_files_only=True)
-        self._model: Any = AutoModelForSequenceClassification.from_pretrained(path, local_files_only=True).eval()
+        self._tok: Any = transformers.AutoTokenizer.from_pretrained(path, local_files_only=True)
+        self._model: Any = transformers.AutoModelForSequenceClassification.from_pretrained(
+            path, local_files_only=True).eval()
         labels = {int(k): str(v).lower() for k, v in self._model.config.id2label.items()}
         self._labels = {i: next((n for n in ("entailment", "neutral", "contradiction") if name.startswith(n[:6])),
                                 name) for i, name in labels.items()}

@@ -1,0 +1,233 @@
+"""`citetrace eval | gate | baseline | judge-eval`: argument parsing and printing over ``citetrace.eval``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+from typing import Any, Sequence
+
+from citetrace import names
+from citetrace.cli import CommandError
+from citetrace.eval._data import labels_path
+from citetrace.eval._evaluate import EvalError, RunEvaluation, evaluate_run
+from citetrace.eval._format import ProgressBar, format_evaluation, format_judge_report
+from citetrace.eval._gate import build_baseline, gate, load_baseline
+from citetrace.eval._judges import JUDGE_KINDS, Judge, judge_with_checker, make_judge
+from citetrace.eval._types import ReportParseError
+from citetrace.store import Store, open_store
+
+__all__ = ["register"]
+
+
+def _judge_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--judge", choices=JUDGE_KINDS, default="auto",
+                   help=f"auto (default): llm when {names.ENV_OPENAI_BASE_URL} and a model are set, else deterministic")
+    p.add_argument("--judge-model", help=f"model name for the LLM judge (or {names.ENV_JUDGE_MODEL})")
+    p.add_argument("--nli-model", help="NLI checkpoint directory or package.module:factory (with --judge nli)")
+
+
+def _eval_options(p: argparse.ArgumentParser) -> None:
+    _judge_options(p)
+    p.add_argument("--store", help=f"run store URI (default: {names.ENV_STORE} or {names.STORE_DEFAULT_URI})")
+    p.add_argument("--offline", action="store_true", help="skip the liveness check (the only network access)")
+    p.add_argument("--stale-days", type=int, default=365, help="page age that makes a 'current' claim stale")
+    p.add_argument("--metrics-file", help="write the eval metrics in Prometheus text format to this file")
+
+
+def register(subparsers: Any) -> None:
+    """Add the eval commands to the ``citetrace`` parser."""
+    p = subparsers.add_parser("eval", help="check a run's report citations against what the run fetched")
+    p.add_argument("run_id", metavar="RUN_ID")
+    p.add_argument("--report", metavar="FILE", help="evaluate this report instead of the recorded answer")
+    p.add_argument("--json", action="store_true", help="print the full result as JSON")
+    _eval_options(p)
+    p.set_defaults(func=_cmd_eval)
+
+    g = subparsers.add_parser("gate", help="CI gate: fail on unfetched citations and on rates outside the baseline")
+    g.add_argument("run_id", metavar="RUN_ID")
+    g.add_argument("--report", metavar="FILE")
+    g.add_argument("--baseline", metavar="FILE", help="band file written by 'citetrace baseline'")
+    g.add_argument("--json", action="store_true")
+    _eval_options(g)
+    g.set_defaults(func=_cmd_gate)
+
+    b = subparsers.add_parser("baseline", help="evaluate N runs of the unchanged agent and record the spread")
+    b.add_argument("run_ids", nargs="*", metavar="RUN_ID", help="existing runs to use")
+    b.add_argument("--runs", type=int, default=0, help="run the agent this many times first (needs --command)")
+    b.add_argument("--command", help="command that runs the agent once, recording into the same store")
+    b.add_argument("--out", required=True, metavar="FILE", help="where to write the baseline JSON")
+    b.add_argument("--k", type=float, default=3.0, help="band half-width in standard deviations")
+    b.add_argument("--tolerance", type=float, default=0.02, help="extra absolute margin on each side")
+    _eval_options(b)
+    b.set_defaults(func=_cmd_baseline)
+
+    j = subparsers.add_parser("judge-eval", help="measure a judge against hand-labelled (claim, passage) pairs")
+    j.add_argument("labels", nargs="?", metavar="LABELS.jsonl", help="labels file (default: the shipped set)")
+    j.add_argument("--json", action="store_true")
+    _judge_options(j)
+    j.set_defaults(func=_cmd_judge_eval)
+
+
+def _store(args: argparse.Namespace) -> Store:
+    try:
+        return open_store(args.store)
+    except (ValueError, OSError) as exc:
+        raise CommandError(f"cannot open the run store: {exc}") from exc
+
+
+def _judge(args: argparse.Namespace) -> Judge:
+    try:
+        return make_judge(args.judge, model=args.judge_model, nli_model=args.nli_model)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from exc
+
+
+def _read(path: str, what: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise CommandError(f"cannot read {what} {path!r}: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise CommandError(f"{what} {path!r} is not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+
+
+def _evaluate(args: argparse.Namespace, store: Store, judge: Judge, run_id: str, report: str | None) -> RunEvaluation:
+    try:
+        return evaluate_run(store, run_id, report=report, judge=judge, offline=args.offline,
+                            stale_days=args.stale_days, progress=ProgressBar(f"citations of {run_id[:12]}"))
+    except (EvalError, ReportParseError) as exc:
+        raise CommandError(str(exc)) from exc
+
+
+def _publish(args: argparse.Namespace, evs: list[RunEvaluation], gate_failures: Sequence[tuple[str, str]] = ()) -> None:
+    from prometheus_client import CollectorRegistry, write_to_textfile
+
+    from citetrace.eval._emit import EvalMetrics, emit_events
+
+    provider = _tracer_provider()
+    for ev in evs:
+        emit_events(ev, provider.get_tracer("citetrace.eval") if provider is not None else None)
+    if provider is not None:
+        provider.shutdown()
+    if args.metrics_file:
+        metrics = EvalMetrics(CollectorRegistry())
+        for ev in evs:
+            metrics.record(ev)
+        for reason, _ in gate_failures:
+            metrics.record_gate_failure(evs[0].agent, reason)
+        try:
+            write_to_textfile(args.metrics_file, metrics.registry)
+        except OSError as exc:
+            raise CommandError(f"cannot write metrics to {args.metrics_file!r}: {exc.strerror}") from exc
+
+
+def _tracer_provider() -> Any:
+    """An exporting provider when OTEL_* variables ask for one, else None (events go to the global provider)."""
+    if not (os.environ.get(names.ENV_OTEL_EXPORTER_OTLP_ENDPOINT) or os.environ.get(names.ENV_OTEL_TRACES_EXPORTER)):
+        return None
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    from citetrace._configure import exporter_from_env
+
+    exporter = exporter_from_env()
+    if exporter is None:
+        return None
+    provider = TracerProvider(resource=Resource.create({"service.name": "citetrace-eval"}))
+    provider.add_span_processor(BatchSpanProcessor(exporter))
+    return provider
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    report = _read(args.report, "report") if args.report else None
+    ev = _evaluate(args, _store(args), _judge(args), args.run_id, report)
+    _publish(args, [ev])
+    print(json.dumps(ev.as_dict(), indent=2) if args.json else format_evaluation(ev), end="\n" if args.json else "")
+    return 0
+
+
+def _cmd_gate(args: argparse.Namespace) -> int:
+    try:
+        baseline = load_baseline(args.baseline) if args.baseline else None
+    except ValueError as exc:
+        raise CommandError(str(exc)) from exc
+    report = _read(args.report, "report") if args.report else None
+    ev = _evaluate(args, _store(args), _judge(args), args.run_id, report)
+    try:
+        result = gate(ev, baseline)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from exc
+    _publish(args, [ev], result.failures)
+    if args.json:
+        print(json.dumps({"passed": result.passed, "failures": [{"reason": r, "message": m} for r, m in
+                                                                 result.failures], "evaluation": ev.as_dict()}, indent=2))
+    else:
+        for _, message in result.failures:
+            print(f"FAIL {message}")
+        print(f"gate {'passed' if result.passed else 'failed'} for run {ev.run_id}"
+              f"{'' if baseline else ' (no baseline: unfetched-citation rule only)'}")
+    return 0 if result.passed else 1
+
+
+def _run_agent(command: str, store: Store, times: int) -> list[str]:
+    argv = shlex.split(command)
+    if not argv:
+        raise CommandError("--command is empty")
+    before = {r.run_id for r in store.runs(limit=100_000)}
+    for n in range(times):
+        try:
+            done = subprocess.run(argv, check=False)
+        except OSError as exc:
+            raise CommandError(f"cannot run {argv[0]!r}: {exc.strerror}") from exc
+        if done.returncode != 0:
+            raise CommandError(f"agent run {n + 1}/{times} exited with status {done.returncode}")
+    new = [r.run_id for r in store.runs(limit=100_000) if r.run_id not in before]
+    if len(new) < times:
+        raise CommandError(f"the command ran {times} times but only {len(new)} new runs appeared in {store.uri}; "
+                           f"does it record into the same store ({names.ENV_STORE})?")
+    return new
+
+
+def _cmd_baseline(args: argparse.Namespace) -> int:
+    store, judge = _store(args), _judge(args)
+    run_ids = list(args.run_ids)
+    if args.runs:
+        if not args.command:
+            raise CommandError("--runs needs --command (the command that runs the agent once)")
+        run_ids += _run_agent(args.command, store, args.runs)
+    if len(run_ids) < 2:
+        raise CommandError("a baseline needs at least 2 runs: give RUN_IDs or --runs N --command CMD")
+    evs = [_evaluate(args, store, judge, rid, None) for rid in run_ids]
+    data = build_baseline(evs, k=args.k, tolerance=args.tolerance)
+    try:
+        with open(args.out, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=2)
+    except OSError as exc:
+        raise CommandError(f"cannot write baseline {args.out!r}: {exc.strerror}") from exc
+    for name, band in data["metrics"].items():
+        print(f"{name:24s} mean {band['mean']:.3f}  sd {band['sd']:.3f}  band [{band['low']:.3f}, {band['high']:.3f}]")
+    print(f"baseline of {len(evs)} runs written to {args.out}")
+    return 0
+
+
+def _cmd_judge_eval(args: argparse.Namespace) -> int:
+    from citetrace.eval._judge_eval import evaluate_judge, load_labels
+
+    try:
+        pairs = load_labels(args.labels or labels_path())
+    except ValueError as exc:
+        raise CommandError(str(exc)) from exc
+    judge = _judge(args)
+    report = evaluate_judge(pairs, lambda c, ps: judge_with_checker(judge, c, ps)[0].label, judge.name,
+                            progress=ProgressBar("labelled pairs"))
+    print(json.dumps(report.as_dict(), indent=2) if args.json else format_judge_report(report), end="")
+    if args.json:
+        print()
+    sys.stdout.flush()
+    return 0
