@@ -1,0 +1,114 @@
+"""Network edges for the instrumentation tests: a real HTTP server on 127.0.0.1 and a primp stand-in.
+
+``LocalServer`` answers from a route table (path prefix -> status, body, content type) and records what it
+was asked. ``FakePrimp`` replaces the ``primp`` module (a Rust HTTP client that neither ``responses`` nor
+``respx`` can see) at the lowest Python boundary: it forwards each request over real HTTP to the local
+server, prefixing the path with the original host, so the library's parsing runs on real responses.
+"""
+
+from __future__ import annotations
+
+import threading
+import urllib.error
+import urllib.parse
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class LocalServer:
+    """A threaded HTTP server on a free port; ``routes[prefix] = (status, body, content_type)``."""
+
+    def __init__(self) -> None:
+        self.routes: dict[str, tuple[int, str, str]] = {}
+        self.requests: list[tuple[str, str, bytes]] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _answer(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else b""
+                server.requests.append((self.command, self.path, body))
+                status, text, ctype = server.route(self.path)
+                payload = text.encode()
+                self.send_response(status)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            do_GET = do_POST = _answer
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self.thread.start()
+
+    def route(self, path: str) -> tuple[int, str, str]:
+        """The longest route prefix matching ``path`` (404 when none)."""
+        best = max((p for p in self.routes if path.startswith(p)), key=len, default=None)
+        return self.routes[best] if best is not None else (404, "not found", "text/plain")
+
+    def close(self) -> None:
+        """Stop serving and release the port."""
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+class _Response:
+    def __init__(self, status: int, content: bytes, url: str) -> None:
+        self.status_code = status
+        self.content = content
+        self.text = content.decode("utf-8", "replace")
+        self.url = url
+        self.text_markdown = self.text_plain = self.text_rich = self.text
+
+
+class FakePrimp:
+    """Stands in for the ``primp`` module: ``Client`` forwards to ``server`` over real HTTP."""
+
+    class TimeoutError(Exception):
+        """primp's timeout error."""
+
+    def __init__(self, server: LocalServer) -> None:
+        fake = self
+
+        class Client:
+            def __init__(self, *args: Any, **kwargs: Any) -> None:
+                self.headers: dict[str, str] = {}
+
+            def headers_update(self, headers: dict[str, str]) -> None:
+                self.headers.update(headers)
+
+            def set_cookies(self, url: str, cookies: dict[str, str]) -> None:
+                pass
+
+            def request(self, method: str, url: str, params: Any = None, data: Any = None, **kwargs: Any) -> _Response:
+                return fake.forward(method, url, params, data)
+
+            def get(self, url: str, **kwargs: Any) -> _Response:
+                return self.request("GET", url, **kwargs)
+
+            def post(self, url: str, **kwargs: Any) -> _Response:
+                return self.request("POST", url, **kwargs)
+
+        self.Client = Client
+        self.server = server
+
+    def forward(self, method: str, url: str, params: Any, data: Any) -> _Response:
+        """Send the request to the local server under ``/<host><path>`` and wrap its answer."""
+        parts = urllib.parse.urlsplit(url)
+        query = urllib.parse.urlencode(params or {})
+        target = f"{self.server.base}/{parts.hostname}{parts.path}" + (f"?{query}" if query else "")
+        body = urllib.parse.urlencode(data).encode() if isinstance(data, dict) else None
+        request = urllib.request.Request(target, data=body, method=method)
+        try:
+            with urllib.request.urlopen(request, timeout=5) as resp:
+                return _Response(resp.status, resp.read(), url)
+        except urllib.error.HTTPError as err:
+            return _Response(err.code, err.read(), url)

@@ -1,0 +1,78 @@
+"""Fixtures for the instrumentation tests: instrument/uninstrument around each test, capture spans,
+a local HTTP server, and a tracer provider that records nothing."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+import pytest
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
+
+from citetrace import names
+from citetrace.capture import _state
+from citetrace.config import load_settings
+from citetrace.instrumentation import CiteTraceInstrumentor
+from citetrace.store import MemoryStore
+from citetrace.testing import Captured, capture_spans
+
+from ._net import LocalServer
+
+
+@pytest.fixture
+def instrumented() -> Iterator[CiteTraceInstrumentor]:
+    """The instrumentor, instrumented for one test (library rows only) and uninstrumented after."""
+    instrumentor = CiteTraceInstrumentor()
+    instrumentor.instrument(tools="")
+    try:
+        yield instrumentor
+    finally:
+        instrumentor.uninstrument()
+
+
+@pytest.fixture
+def cap() -> Iterator[Captured]:
+    """citetrace spans in memory, store writes to a memory store."""
+    with capture_spans(empty_fetch_chars=20) as captured:
+        yield captured
+
+
+@pytest.fixture
+def server() -> Iterator[LocalServer]:
+    """A real HTTP server on 127.0.0.1 that stops after the test."""
+    srv = LocalServer()
+    try:
+        yield srv
+    finally:
+        srv.close()
+
+
+@contextmanager
+def not_recording() -> Iterator[InMemorySpanExporter]:
+    """A provider whose sampler drops everything: spans exist but record nothing."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider(sampler=ALWAYS_OFF)
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    store = MemoryStore()
+    previous = _state.state
+    _state.reset(load_settings(), tracer_provider=provider, store_=store)
+    try:
+        yield exporter
+    finally:
+        _state.state = previous
+        provider.shutdown()
+
+
+def one_tool_span(cap: Captured) -> dict[str, Any]:
+    """The attributes of the single execute_tool span (fails when there are more or fewer)."""
+    spans = cap.tool_spans()
+    assert len(spans) == 1, [s.name for s in spans]
+    return dict(spans[0].attributes or {})
+
+
+def status_of(cap: Captured) -> str:
+    """``citetrace.tool.status`` of the single tool span."""
+    return str(one_tool_span(cap)[names.TOOL_STATUS])
