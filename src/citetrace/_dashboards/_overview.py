@@ -72,8 +72,9 @@ def _runs_row() -> list[Panel]:
             "Failures by reason",
             "Failed runs per minute by failure reason (a run counts once under every reason that applies). "
             "Bad: uncited_url or cited_not_fetched at all (fabricated or unread sources); a growing "
-            "empty_search, failed_reads or rate_limited points at a tool (see 'Tool calls by status'); "
-            "too_many_searches points at a rephrase loop (see 'Repeated queries').",
+            "empty_search, failed_reads or rate_limited (a tool problem); too_many_searches (a rephrase "
+            "loop). Next: 'Tool calls by status per tool' for tool problems, 'Repeated queries' for loops, "
+            "`citetrace runs` for the failed runs themselves.",
             Q(_per_minute(sel(names.METRIC_RUN_FAILURES_TOTAL, agent=AGENT), names.LABEL_REASON), "{{reason}}"),
             unit="short",
             stacked=True,
