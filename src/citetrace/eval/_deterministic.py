@@ -27,9 +27,9 @@ class DeterministicJudge:
         self.min_shared = min_shared
 
     def aligned(self, claim: str, passages: Sequence[Passage]) -> list[str]:
-        """Passage sentences sharing at least ``min_shared`` anchor words with the claim (fewer if it has few)."""
+        """Passage sentences sharing ``min_shared`` anchor words with the claim (one if it has three or fewer)."""
         anchors = anchor_words(claim)
-        need = min(self.min_shared, max(1, len(anchors)))
+        need = 1 if len(anchors) <= 3 else self.min_shared
         out: list[str] = []
         for p in passages:
             for s, e in simple_sentences(p.text):

@@ -45,7 +45,8 @@ _STOP = frozenset(
     "the a an and or of to in on for by with from at as is are was were be been being that this these those it its "
     "than then into over under about after before since per also has have had not but which who whom what when "
     "where while more most less least very such can could may might will would should their there they them he she "
-    "his her our we you your new reported report according said says percent million billion year years".split()
+    "his her our we you your new reported report according said says percent million billion year years "
+    "currently current now today still latest".split()
 ) | frozenset(_MONTHS)
 _WORD = re.compile(r"[a-z][a-z\-']+")
 
