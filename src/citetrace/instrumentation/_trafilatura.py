@@ -22,7 +22,8 @@ def _fetch_status(result: Any) -> str | None:
     if _probe.saw(429):
         return names.STATUS_RATE_LIMITED
     if result is None:
-        return names.STATUS_ERROR
+        # None after a 200 means the page was fetched but too small or unsuitable: an empty read.
+        return names.STATUS_EMPTY if _probe.last_status() == 200 else names.STATUS_ERROR
     return None
 
 
