@@ -27,7 +27,10 @@ def resolve_questions(questions: Iterable[Question | str] | str | None) -> tuple
         return select_questions(questions)
     out: list[Question] = []
     for q in questions:
-        out.append(q if isinstance(q, Question) else _question(str(q)))
+        try:
+            out.append(q if isinstance(q, Question) else _question(str(q)))
+        except KeyError as exc:
+            raise ValueError(exc.args[0]) from None
     if not out:
         raise ValueError("no questions given")
     return tuple(out)
