@@ -2,7 +2,8 @@
 
 Both return a list of dicts (``href`` for text, ``url`` for news). Both talk HTTP through ``primp`` (a Rust
 client), so the 429 is seen by a probe on the last Python function above it. ddgs 9 turns every failure,
-429s included, into ``DDGSException("No results found.")``; the probe is what tells a rate limit apart.
+429s included, into ``DDGSException("No results found.")``; the probe is what tells an empty search
+(every engine answered 200 with nothing) from a rate limit (a 429) and an error (any other 4xx/5xx).
 duckduckgo_search raises ``RatelimitException``, wrapped as the argument of a
 ``DuckDuckGoSearchException``; the exception-chain check finds it.
 """
@@ -23,10 +24,11 @@ def _response_status(args: tuple[Any, ...], kwargs: dict[str, Any], result: Any)
     return getattr(result, "status_code", None)
 
 
+_NOTHING = _shapes.no_results_exception("No results found.")
 DDGS_TEXT = ToolSpec("ddgs.text", names.TOOL_KIND_SEARCH, classify=_shapes.probe_classify,
-                     is_rate_limit=_shapes.rate_limited)
+                     is_rate_limit=_shapes.rate_limited, classify_exception=_NOTHING)
 DDGS_NEWS = ToolSpec("ddgs.news", names.TOOL_KIND_SEARCH, classify=_shapes.probe_classify,
-                     is_rate_limit=_shapes.rate_limited)
+                     is_rate_limit=_shapes.rate_limited, classify_exception=_NOTHING)
 LEGACY_TEXT = ToolSpec("duckduckgo_search.text", names.TOOL_KIND_SEARCH, is_rate_limit=_shapes.rate_limited)
 LEGACY_NEWS = ToolSpec("duckduckgo_search.news", names.TOOL_KIND_SEARCH, is_rate_limit=_shapes.rate_limited)
 

@@ -17,7 +17,7 @@ from contextvars import ContextVar
 from typing import Any, Callable, Iterator
 from contextlib import contextmanager
 
-__all__ = ["scope", "record", "saw", "last_status"]
+__all__ = ["scope", "record", "saw", "saw_failure", "last_status", "status_recorder"]
 
 
 class _Seen:
@@ -73,6 +73,12 @@ def saw(status: int) -> bool:
     """True when the current scope recorded ``status``."""
     seen = _SCOPE.get()
     return seen is not None and status in seen.statuses
+
+
+def saw_failure() -> bool:
+    """True when the current scope recorded any 4xx/5xx status."""
+    seen = _SCOPE.get()
+    return seen is not None and any(status >= 400 for status in seen.statuses)
 
 
 def last_status() -> int | None:

@@ -21,6 +21,7 @@ __all__ = [
     "items_attr",
     "join_texts",
     "says_429",
+    "no_results_exception",
     "arg",
     "url_list_from",
 ]
@@ -60,6 +61,21 @@ def rate_limited(exc: BaseException) -> bool:
 def says_429(text: str) -> bool:
     """Whether an error message reports an HTTP 429."""
     return _STATUS_429.search(text) is not None
+
+
+def no_results_exception(*messages: str) -> Callable[[BaseException], str | None]:
+    """A ``classify_exception`` hook for libraries that RAISE when a search finds nothing: an exception
+    whose message starts with one of ``messages`` is ``empty``, unless the probe saw the HTTP layer fail
+    (a 429 is ``rate_limited``, any other 4xx/5xx falls back to the default, ``error``)."""
+
+    def hook(exc: BaseException) -> str | None:
+        if _probe.saw(429):
+            return names.STATUS_RATE_LIMITED
+        if not str(exc).startswith(messages) or _probe.saw_failure():
+            return None
+        return names.STATUS_EMPTY
+
+    return hook
 
 
 def probe_classify(result: Any) -> str | None:

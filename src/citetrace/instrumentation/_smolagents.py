@@ -19,6 +19,8 @@ __all__ = ["ROWS"]
 
 DIST = "smolagents"
 _MODULE = "smolagents.default_tools"
+# the search tools raise these when nothing was found (the inner ddgs one when the tool wraps ddgs)
+_NOTHING = _shapes.no_results_exception("No results found", "No results found.")
 _VISIT_ERRORS = ("Error fetching the webpage:", "The request timed out.", "An unexpected error occurred:")
 
 
@@ -37,7 +39,8 @@ def _visit_status(result: Any) -> str | None:
 
 def _search_spec(name: str) -> ToolSpec:
     return ToolSpec(name, names.TOOL_KIND_SEARCH, result_urls=_shapes.markdown_links, result_count=_search_count,
-                    classify=_shapes.probe_classify, is_rate_limit=_shapes.rate_limited)
+                    classify=_shapes.probe_classify, is_rate_limit=_shapes.rate_limited,
+                    classify_exception=_NOTHING)
 
 
 VISIT = ToolSpec("smolagents.visit_webpage", names.TOOL_KIND_FETCH, classify=_visit_status,
