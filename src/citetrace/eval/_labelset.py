@@ -1,0 +1,48 @@
+"""Build the shipped labelled set (``data/labels.jsonl``) from the hand-written claims and the demo corpus.
+
+``data/claims.tsv`` holds one hand-written claim per line with the corpus page, the paragraph it is judged
+against and its first-pass label; ``data/relabel.tsv`` holds the blind second pass on a subset. The passage
+text is taken from the corpus at build time, so the set cannot drift from the pages it describes (a test
+rebuilds it and compares).
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+from citetrace.eval._types import ABSENT, CONTRADICTED, PARTIAL, SUPPORTED
+
+__all__ = ["build_labels", "read_claims"]
+
+_CODES = {"S": SUPPORTED, "P": PARTIAL, "C": CONTRADICTED, "A": ABSENT}
+
+
+def _data(name: str) -> str:
+    return resources.files("citetrace.eval").joinpath("data").joinpath(name).read_text(encoding="utf-8")
+
+
+def _rows(name: str) -> list[list[str]]:
+    return [line.split("\t") for line in _data(name).splitlines() if line.strip() and not line.startswith("#")]
+
+
+def read_claims() -> list[tuple[str, str, int, str, str]]:
+    """(id, slug, paragraph, label, claim) for every hand-written claim, ids in file order."""
+    out = []
+    for n, (slug, para, code, claim) in enumerate(_rows("claims.tsv"), 1):
+        out.append((f"c{n:03d}", slug, int(para), _CODES[code], claim.strip()))
+    return out
+
+
+def build_labels() -> str:
+    """The JSON Lines text of the labelled set."""
+    from citetrace.demo import page
+
+    second = {row[0]: _CODES[row[1]] for row in _rows("relabel.tsv")}
+    lines = []
+    for cid, slug, para, label, claim in read_claims():
+        passage = page(slug).paragraphs[para]
+        row = {"id": cid, "claim": claim, "passage": passage, "label": label, "label2": second.get(cid),
+               "source": f"{slug}#p{para}"}
+        lines.append(json.dumps(row, ensure_ascii=False))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,70 @@
+"""The CI gate and its baseline band; judge-eval statistics."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from citetrace import names
+from citetrace.eval import build_baseline, cohen_kappa, evaluate_run, gate, load_baseline, wilson
+from citetrace.eval._judge_eval import confusion
+from citetrace.store import MemoryStore
+
+from .conftest import make_run
+
+GOOD = "Unemployment rose to 4.2% in March 2024 [1]. It was the highest since January 2021 [2].\n\n" \
+       "[1] https://stats.example/unemployment\n[2] https://jobs.example/2024/march\n"
+BAD = GOOD.replace("[2].", "[3].") + "[3] https://never.example/fetched\n"
+
+
+def _eval(report: str, run_id: str = "run-1"):  # type: ignore[no-untyped-def]
+    store = MemoryStore()
+    make_run(store, report, run_id=run_id)
+    return evaluate_run(store, run_id)
+
+
+def test_unfetched_citation_fails_and_names_the_url() -> None:
+    """A cited URL the run never fetched fails the gate even without a baseline, naming the URL."""
+    result = gate(_eval(BAD))
+    assert not result.passed
+    assert result.failures == [(names.GATE_UNFETCHED, "cited but never fetched in run run-1: https://never.example/fetched")]
+    assert gate(_eval(GOOD)).passed
+
+
+def test_band_from_repeated_runs_and_direction() -> None:
+    """The band covers every baseline value; only the bad direction of a rate fails."""
+    evs = [_eval(GOOD, f"r{i}") for i in range(3)]
+    base = build_baseline(evs, k=3.0, tolerance=0.02)
+    cov = base["metrics"]["citation_coverage"]
+    assert cov["values"] == [1.0, 1.0, 1.0] and cov["sd"] == 0.0 and (cov["low"], cov["high"]) == (0.98, 1.0)
+    worse = _eval(GOOD + "\nAn uncited claim about 7 ministries.\n")
+    result = gate(worse, base)
+    assert [r for r, _ in result.failures] == [names.GATE_OUT_OF_BAND]
+    assert "citation_coverage = 0.667 (2/3) is outside the baseline band [0.980, 1.000]" in result.failures[0][1]
+
+
+def test_baseline_needs_two_runs_and_files_are_validated(tmp_path: object) -> None:
+    """One run is no spread; a file that is not a baseline is rejected with its path in the message."""
+    with pytest.raises(ValueError, match="at least 2 runs"):
+        build_baseline([_eval(GOOD)])
+    bad = f"{tmp_path}/b.json"
+    with open(bad, "w") as fh:
+        json.dump({"hello": 1}, fh)
+    with pytest.raises(ValueError, match="not a citetrace baseline"):
+        load_baseline(bad)
+    with pytest.raises(ValueError, match="cannot read baseline"):
+        load_baseline(f"{tmp_path}/missing.json")
+
+
+def test_kappa_and_wilson_known_values() -> None:
+    """Cohen's kappa and the Wilson interval match hand-computed values."""
+    a = ["S", "S", "S", "A", "A", "A", "S", "A", "S", "S"]
+    b = ["S", "S", "A", "A", "A", "S", "S", "A", "S", "S"]
+    # observed 0.8; expected 0.6*0.6 + 0.4*0.4 = 0.52; kappa = 0.28 / 0.48
+    assert cohen_kappa(a, b) == pytest.approx(0.28 / 0.48)
+    assert cohen_kappa(["x", "x"], ["x", "x"]) is None
+    lo, hi = wilson(10, 100) or (0, 0)
+    assert (round(lo, 4), round(hi, 4)) == (0.0552, 0.1744)
+    assert wilson(0, 0) is None
+    assert confusion(["a", "b", "b"], ["a", "a", "b"], ["a", "b"]) == [[1, 0], [1, 1]]
