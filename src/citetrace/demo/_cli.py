@@ -163,7 +163,8 @@ def demo_command(args: argparse.Namespace) -> int:
         with DemoServers(faults=faults, slow_seconds=2 * args.timeout) as servers:
             while True:
                 run_demo(questions, faults, store=store, servers=servers, timeout=args.timeout,
-                         slow_seconds=2 * args.timeout, on_run=on_run)
+                         slow_seconds=2 * args.timeout, on_run=on_run,
+                         flush=lambda: telemetry.force_flush(2_000))
                 rounds += 1
                 if not args.loop or (args.rounds is not None and rounds >= args.rounds) or stop.wait(args.interval):
                     break

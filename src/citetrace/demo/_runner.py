@@ -69,12 +69,15 @@ def run_demo(
     agent_name: str = AGENT_NAME,
     on_run: Callable[[RunResult], None] | None = None,
     summary_wait: float = 2.0,
+    flush: Callable[[], object] | None = None,
 ) -> list[RunResult]:
     """Run demo questions (default set, every fault on) and return one ``RunResult`` per run.
 
     ``store`` is where the summaries are read back from (default: the store capture writes to). Pass
     running ``servers`` to reuse them (``--loop``); otherwise the demo starts and stops its own. The reader
-    gives up after ``timeout`` seconds and the slow page answers after ``slow_seconds``.
+    gives up after ``timeout`` seconds and the slow page answers after ``slow_seconds``. ``flush`` (e.g.
+    ``telemetry.force_flush``) is called after each run so the summarizer's store write lands at once;
+    without it the summary is polled for up to ``summary_wait`` seconds.
     """
     chosen = resolve_questions(questions)
     enabled = F.parse_faults(faults)
@@ -91,6 +94,8 @@ def run_demo(
             for q in chosen:
                 result = agent.run(q)
                 if result.span_summary is not None:  # a summarizer is active: its store write follows shortly
+                    if flush is not None:
+                        flush()
                     result.summary = stored_summary(store or _capture_store(), result.run_id,
                                                     wait_seconds=summary_wait)
                 results.append(result)
