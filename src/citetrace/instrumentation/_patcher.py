@@ -30,7 +30,7 @@ __all__ = ["Patcher", "Row", "version_supported"]
 _log = logging.getLogger("citetrace.instrumentation")
 Row = Union[Patch, Probe]
 _MISSING = object()
-_version_cache: dict[str, bool] = {}
+_version_cache: dict[tuple[str, str | None], bool] = {}
 _warned: set[str] = set()
 
 
@@ -44,15 +44,15 @@ def warn_once(key: str, message: str, *args: Any) -> None:
 
 def version_supported(dist: str, supported: dict[str, str]) -> bool:
     """Whether the installed ``dist`` is inside its declared range (logged once when it is not)."""
-    cached = _version_cache.get(dist)
+    spec = supported.get(dist)
+    cached = _version_cache.get((dist, spec))
     if cached is not None:
         return cached
     ok = False
-    spec = supported.get(dist)
     try:
         installed = metadata.version(dist)
     except metadata.PackageNotFoundError:
-        warn_once(f"dist:{dist}", "citetrace: %s is importable but not installed as a distribution; "
+        warn_once(f"dist:{dist}:{spec}", "citetrace: %s is importable but not installed as a distribution; "
                   "not instrumenting it", dist)
     else:
         try:
@@ -60,9 +60,9 @@ def version_supported(dist: str, supported: dict[str, str]) -> bool:
         except (InvalidVersion, InvalidSpecifier):
             ok = False
         if not ok:
-            warn_once(f"dist:{dist}", "citetrace: %s %s is outside the supported range %r; not instrumenting it",
+            warn_once(f"dist:{dist}:{spec}", "citetrace: %s %s is outside the supported range %r; not instrumenting it",
                       dist, installed, spec)
-    _version_cache[dist] = ok
+    _version_cache[(dist, spec)] = ok
     return ok
 
 

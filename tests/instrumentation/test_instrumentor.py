@@ -1,0 +1,170 @@
+"""CiteTraceInstrumentor as a whole: the table matches the installed libraries, instrument/uninstrument are
+idempotent and exact, versions are checked, and nothing about it depends on an optional library."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import subprocess
+import sys
+import textwrap
+from importlib import metadata
+
+import pytest
+import responses
+import tavily
+from opentelemetry.instrumentation.dependencies import get_dist_dependency_conflicts
+from packaging.requirements import Requirement
+
+from citetrace.instrumentation import CiteTraceInstrumentor, _tavily
+from citetrace.instrumentation._patcher import Patcher
+from citetrace.instrumentation._table import ROWS
+from citetrace.instrumentation._table_types import Patch
+from citetrace.instrumentation.package import SUPPORTED
+from citetrace.testing import Captured
+
+from .conftest import one_tool_span
+
+LIBRARY_MODULES = ("tavily", "exa_py", "ddgs", "duckduckgo_search", "serpapi", "firecrawl", "trafilatura",
+                   "smolagents", "langchain_community")
+
+
+def _raw(row_module: str, target: str) -> object:
+    parent: object = importlib.import_module(row_module)
+    *path, attr = target.split(".")
+    for part in path:
+        parent = getattr(parent, part)
+    return vars(parent)[attr]
+
+
+def test_every_row_names_a_callable_of_a_supported_installed_version() -> None:
+    """Each table row resolves to a function in the installed library, whose version is in range."""
+    from citetrace.instrumentation._patcher import version_supported
+
+    for row in ROWS:
+        assert callable(_raw(row.module, row.target)), row.key
+        assert row.dist in SUPPORTED, row.key
+        assert version_supported(row.dist, SUPPORTED), row.dist
+
+
+def test_instrument_and_uninstrument_are_idempotent_and_exact(caplog: pytest.LogCaptureFixture) -> None:
+    """Twice instrument wraps once; twice uninstrument restores every original object (identity)."""
+    originals = {row.key: _raw(row.module, row.target) for row in ROWS}
+    instrumentor = CiteTraceInstrumentor()
+    instrumentor.instrument(tools="")
+    instrumentor.instrument(tools="")
+    try:
+        assert sorted(instrumentor.wrapped()) == sorted(originals)
+        for row in ROWS:
+            current = _raw(row.module, row.target)
+            assert current is not originals[row.key]
+            assert current.__wrapped__ is originals[row.key], f"{row.key} wrapped twice"  # type: ignore[attr-defined]
+    finally:
+        instrumentor.uninstrument()
+        instrumentor.uninstrument()
+    assert all(_raw(row.module, row.target) is originals[row.key] for row in ROWS)
+    assert instrumentor.wrapped() == []
+
+
+def test_unsupported_version_is_logged_once_and_skipped(caplog: pytest.LogCaptureFixture, cap: Captured) -> None:
+    """A library outside its declared range is skipped with one warning; its calls still work, untraced."""
+    patcher = Patcher({"tavily-python": "<0.1"})
+    original = vars(tavily.tavily.TavilyClient)["search"]
+    with caplog.at_level(logging.WARNING, logger="citetrace.instrumentation"):
+        for _ in range(2):
+            patcher.start(_tavily.ROWS)
+            patcher.stop()
+    warnings = [r for r in caplog.records if "outside the supported range" in r.getMessage()]
+    assert len(warnings) == 1
+    assert "tavily-python" in warnings[0].getMessage()
+    assert vars(tavily.tavily.TavilyClient)["search"] is original
+
+
+@responses.activate
+def test_row_that_no_longer_resolves_is_skipped_not_raised(caplog: pytest.LogCaptureFixture, cap: Captured) -> None:
+    """A table row naming a missing method logs once and the other rows still apply."""
+    broken = Patch("tavily-python", "tavily.tavily", "TavilyClient.renamed_away", _tavily.SEARCH)
+    patcher = Patcher(SUPPORTED)
+    with caplog.at_level(logging.WARNING, logger="citetrace.instrumentation"):
+        patcher.start([broken, *_tavily.ROWS])
+    try:
+        assert "tavily.tavily:TavilyClient.renamed_away" not in patcher.applied()
+        assert "tavily.tavily:TavilyClient.search" in patcher.applied()
+        assert any("renamed_away" in r.getMessage() for r in caplog.records)
+        responses.post("https://api.tavily.com/search", json={"results": []})
+        tavily.TavilyClient(api_key="k").search("q")
+        assert one_tool_span(cap)
+    finally:
+        patcher.stop()
+
+
+def test_metadata_declares_no_required_instrumented_library() -> None:
+    """The distribution has no instruments/instruments-any requirements, so opentelemetry-instrument never
+    skips citetrace for a missing optional library (CITETRACE_TOOLS needs none)."""
+    dist = metadata.distribution("citetrace")
+    for raw in dist.requires or []:
+        marker = Requirement(raw).marker
+        if marker is None:
+            continue
+        assert not marker.evaluate({"extra": "instruments"}), raw
+        assert not marker.evaluate({"extra": "instruments-any"}), raw
+    assert get_dist_dependency_conflicts(dist) is None
+    assert list(CiteTraceInstrumentor().instrumentation_dependencies()) == []
+
+
+def test_entry_point_is_registered() -> None:
+    """The opentelemetry_instrumentor entry point "citetrace" loads CiteTraceInstrumentor."""
+    (ep,) = [ep for ep in metadata.entry_points(group="opentelemetry_instrumentor") if ep.name == "citetrace"]
+    assert ep.load() is CiteTraceInstrumentor
+
+
+def _run(code: str, **env: str) -> subprocess.CompletedProcess[str]:
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("CITETRACE_", "OTEL_"))}
+    full_env.update(env)
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                          env=full_env, timeout=120)
+
+
+def test_instrument_imports_no_library_and_wraps_on_later_import() -> None:
+    """instrument() imports none of the libraries; importing one afterwards wraps it (post-import hook)."""
+    proc = _run(f"""
+        import sys
+        from citetrace.instrumentation import CiteTraceInstrumentor
+        CiteTraceInstrumentor().instrument()
+        loaded = [m for m in {LIBRARY_MODULES!r} if m in sys.modules]
+        assert loaded == [], loaded
+        import tavily
+        assert type(vars(tavily.tavily.TavilyClient)["search"]).__name__ == "FunctionWrapper"
+        print("ok")
+    """)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "ok"
+
+
+def test_not_skipped_when_no_library_is_installed(tmp_path: object) -> None:
+    """With every optional library unimportable, instrument() still wraps the CITETRACE_TOOLS functions."""
+    module = os.path.join(str(tmp_path), "mytools_nolib.py")
+    with open(module, "w") as fh:
+        fh.write("def web_search(query):\n    return [{'url': 'https://a.example/1'}]\n")
+    proc = _run(f"""
+        import sys
+        for name in {LIBRARY_MODULES!r}:
+            sys.modules[name] = None  # as if not installed: importing raises ImportError
+        sys.path.insert(0, {str(tmp_path)!r})
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+        import citetrace
+        exporter = InMemorySpanExporter()
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(exporter))
+        citetrace.configure(tracer_provider=provider, store="memory://", metrics="off")
+        from citetrace.instrumentation import CiteTraceInstrumentor
+        CiteTraceInstrumentor().instrument()
+        import mytools_nolib
+        mytools_nolib.web_search("q")
+        print([s.name for s in exporter.get_finished_spans() if s.name.startswith("execute_tool")])
+    """, CITETRACE_TOOLS="mytools_nolib:web_search=search")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "['execute_tool web_search']"
