@@ -52,12 +52,16 @@ class DeterministicJudge:
         mismatched: list[Fact] = []
         missing: list[Fact] = []
         matched: list[Fact] = []
+        # A value of the passage "is explained" when some claim fact states it; only an unexplained value of
+        # the same kind where the claim aligns makes a claim fact a mismatch ("from 2022 to 2023" against a
+        # passage that only says 2022 is a missing 2023, not a contradiction).
+        unexplained = [o for o in aligned_facts if not any(facts_equal(c, o) for c in claim_facts)]
         for fact in claim_facts:
             if any(facts_equal(fact, other) for other in aligned_facts):
                 matched.append(fact)
             elif any(facts_equal(fact, other) for other in everywhere):
                 missing.append(fact)  # stated on the page, but not where the claim's words are
-            elif any(other.kind == fact.kind for other in aligned_facts):
+            elif any(other.kind == fact.kind for other in unexplained):
                 mismatched.append(fact)
             else:
                 missing.append(fact)

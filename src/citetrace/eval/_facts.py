@@ -29,6 +29,19 @@ _SCALE = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billi
           "trillion": 1e12, "tn": 1e12}
 _SCALE_RE = r"(?:\s*(thousand|million|billion|trillion|bn|mn|tn|k|m|b)\b)?"
 
+_UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+          "seventeen eighteen nineteen").split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_WORDNUM = rf"(?:{'|'.join(_TENS)})(?:[- ](?:{'|'.join(_UNITS[1:10])}))?|{'|'.join(_UNITS[10:])}"
+
+
+def _word_value(words: str) -> int:
+    parts = re.split(r"[- ]", words.lower())
+    if parts[0] in _TENS:
+        return 10 * (2 + _TENS.index(parts[0])) + (_UNITS.index(parts[1]) if len(parts) > 1 else 0)
+    return _UNITS.index(parts[0])
+
+
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("date", re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")),
     ("date", re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH},?\s+(\d{{4}})\b", re.I)),
@@ -40,6 +53,8 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("year", re.compile(r"\b(1[89]\d\d|20\d\d)\b(?!\s*(?:%|percent))")),
     ("number", re.compile(rf"(?<![\w.])({_NUM}){_SCALE_RE}(?![\w%])", re.I)),
     ("quote", re.compile(r"[\"“]([^\"“”]{12,300})[\"”]")),
+    ("wpercent", re.compile(rf"\b({_WORDNUM})\s*(%|percent\b|per cent\b)", re.I)),
+    ("wnumber", re.compile(rf"\b({_WORDNUM})\b", re.I)),
 )
 _STOP = frozenset(
     "the a an and or of to in on for by with from at as is are was were be been being that this these those it its "
@@ -87,8 +102,9 @@ def extract_facts(text: str) -> list[Fact]:
     """Every fact in ``text``, earliest pattern winning where spans overlap."""
     taken = [False] * len(text)
     facts: list[Fact] = []
-    for index, (kind, pattern) in enumerate(_PATTERNS):
+    for index, (pattern_kind, pattern) in enumerate(_PATTERNS):
         for m in pattern.finditer(text):
+            kind = pattern_kind
             if any(taken[m.start():m.end()]):
                 continue
             value: Any
@@ -106,6 +122,10 @@ def extract_facts(text: str) -> list[Fact]:
                 value = (int(g[0]), None, None)
             elif kind == "number":
                 value = _num(g[0], g[1])
+            elif kind == "wpercent":
+                kind, value = "percent", ("%", float(_word_value(g[0])))
+            elif kind == "wnumber":
+                kind, value = "number", float(_word_value(g[0]))
             else:
                 value = " ".join(g[0].lower().split())
             for k in range(m.start(), m.end()):

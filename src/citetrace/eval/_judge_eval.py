@@ -2,8 +2,8 @@
 macro-F1, and the false-support / false-contradiction rates with Wilson 95 % intervals.
 
 The labels file is JSON Lines, one pair per line: ``{"id", "claim", "passage", "label"}`` and optionally
-``"label2"`` (a second, independent labelling) so that judge-vs-human agreement can be shown next to the
-human-human ceiling.
+``"label1"``/``"label2"`` (two independent labelling passes; ``label`` is then the adjudicated gold) so that
+judge-vs-human agreement can be shown next to the human-human ceiling.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ class LabelledPair:
     label: str
     label2: str | None = None
     source: str | None = None
+    label1: str | None = None
 
 
 def load_labels(path: str) -> list[LabelledPair]:
@@ -48,11 +49,11 @@ def load_labels(path: str) -> list[LabelledPair]:
             for key in ("claim", "passage", "label"):
                 if not isinstance(row.get(key), str) or not row[key].strip():
                     raise ValueError(f"{path}:{n}: missing string field {key!r}")
-            for key in ("label", "label2"):
+            for key in ("label", "label1", "label2"):
                 if row.get(key) is not None and row[key] not in JUDGE_LABELS:
                     raise ValueError(f"{path}:{n}: {key} {row[key]!r} is not one of {', '.join(JUDGE_LABELS)}")
             out.append(LabelledPair(str(row.get("id", n)), row["claim"], row["passage"], row["label"],
-                                    row.get("label2"), row.get("source")))
+                                    row.get("label2"), row.get("source"), row.get("label1")))
     if not out:
         raise ValueError(f"labels file {path!r} has no pairs")
     return out
@@ -147,7 +148,7 @@ def evaluate_judge(
         per_label[label] = {"precision": precision, "recall": recall, "f1": f1, "support": float(actual)}
     negatives = [p for g, p in zip(gold, pred) if g in (ABSENT, CONTRADICTED)]
     not_contra = [p for g, p in zip(gold, pred) if g != CONTRADICTED]
-    doubled = [(p.label, p.label2) for p in pairs if p.label2 is not None]
+    doubled = [(p.label1 or p.label, p.label2) for p in pairs if p.label2 is not None]
     human = cohen_kappa([a for a, _ in doubled], [b for _, b in doubled if b is not None]) if doubled else None
     return JudgeReport(
         judge=judge_name, labels=labels, matrix=matrix, n=len(pairs),

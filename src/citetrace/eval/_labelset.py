@@ -1,7 +1,8 @@
 """Build the shipped labelled set (``data/labels.jsonl``) from the hand-written claims and the demo corpus.
 
 ``data/claims.tsv`` holds one hand-written claim per line with the corpus page, the paragraph it is judged
-against and its first-pass label; ``data/relabel.tsv`` holds the blind second pass on a subset. The passage
+against and its first-pass label; ``data/relabel.tsv`` holds the blind second pass on a subset, and
+``data/adjudicated.tsv`` the final label of every pair on which the two passes disagreed. The passage
 text is taken from the corpus at build time, so the set cannot drift from the pages it describes (a test
 rebuilds it and compares).
 """
@@ -39,10 +40,13 @@ def build_labels() -> str:
     from citetrace.demo import page
 
     second = {row[0]: _CODES[row[1]] for row in _rows("relabel.tsv")}
+    final = {row[0]: _CODES[row[1]] for row in _rows("adjudicated.tsv")}
     lines = []
     for cid, slug, para, label, claim in read_claims():
         passage = page(slug).paragraphs[para]
-        row = {"id": cid, "claim": claim, "passage": passage, "label": label, "label2": second.get(cid),
-               "source": f"{slug}#p{para}"}
+        if cid in second and second[cid] != label and cid not in final:
+            raise ValueError(f"{cid}: the two labelling passes disagree and adjudicated.tsv has no final label")
+        row = {"id": cid, "claim": claim, "passage": passage, "label": final.get(cid, label), "label1": label,
+               "label2": second.get(cid), "source": f"{slug}#p{para}"}
         lines.append(json.dumps(row, ensure_ascii=False))
     return "\n".join(lines) + "\n"
