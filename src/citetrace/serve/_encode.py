@@ -32,12 +32,14 @@ def _set_any(target: AnyValue, value: Any) -> None:
     elif isinstance(value, bytes):
         target.bytes_value = value
     elif isinstance(value, Mapping):
+        target.kvlist_value.SetInParent()
         for key, item in value.items():
             kv = target.kvlist_value.values.add()
             kv.key = str(key)
             _set_any(kv.value, item)
     elif isinstance(value, (list, tuple)):
         array = target.array_value
+        array.SetInParent()  # an empty array is still an array
         for item in value:
             _set_any(array.values.add(), item)
     else:

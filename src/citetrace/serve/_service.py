@@ -97,7 +97,8 @@ class Service:
             except OSError:
                 self._server.server_close()
                 raise
-        for target, name in ((self._server.serve_forever, "citetrace-serve-http"),
+        server = self._server
+        for target, name in ((lambda: server.serve_forever(poll_interval=0.1), "citetrace-serve-http"),
                              (self._finaliser, "citetrace-serve-finaliser")):
             thread = threading.Thread(target=target, name=name, daemon=True)
             thread.start()

@@ -1,0 +1,96 @@
+"""`citetrace serve` as a command: documented flags, clear errors, a clean stop on SIGTERM."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from citetrace import names
+from citetrace.serve import encode_request
+
+from ._spans import failing_run
+
+CMD = [sys.executable, "-m", "citetrace.cli", "serve"]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_help_documents_every_flag_and_env_var() -> None:
+    """--help names each CITETRACE_SERVE_* variable and the defaults 127.0.0.1, 4319 and 9464."""
+    out = subprocess.run(CMD + ["--help"], capture_output=True, text=True, check=True).stdout
+    serve_vars = [getattr(names, n) for n in dir(names) if n.startswith("ENV_SERVE_")]
+    assert serve_vars
+    flat = " ".join(out.split())
+    for var in serve_vars:
+        assert f"${var}" in flat, var
+    for default in ("127.0.0.1", "4319", "9464"):
+        assert default in flat
+
+
+def test_bad_flag_and_bad_env_values_are_one_line_errors() -> None:
+    """A bad --port or a bad env value exits 2 with one line naming it, never a traceback."""
+    bad_flag = subprocess.run(CMD + ["--port", "70000"], capture_output=True, text=True)
+    assert bad_flag.returncode == 2
+    assert "--port='70000'" in bad_flag.stderr and "Traceback" not in bad_flag.stderr
+    env = dict(os.environ, **{names.ENV_SERVE_GRACE_SECONDS: "soon"})
+    bad_env = subprocess.run(CMD, capture_output=True, text=True, env=env)
+    assert bad_env.returncode == 2
+    assert names.ENV_SERVE_GRACE_SECONDS in bad_env.stderr and "Traceback" not in bad_env.stderr
+
+
+def test_port_in_use_is_a_clear_error() -> None:
+    """Binding a port that is taken exits 2 naming the address."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        port = sock.getsockname()[1]
+        done = subprocess.run(CMD + ["--port", str(port), "--metrics-port", "0", "--store", "memory://"],
+                              capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2
+    assert f"127.0.0.1:{port}" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_runs_writes_the_sqlite_store_and_stops_on_sigterm(tmp_path: Path) -> None:
+    """The service accepts OTLP, writes the summary to its store, and on SIGTERM exits 0 reporting lost traces."""
+    port, metrics_port = free_port(), free_port()
+    db = tmp_path / "serve.db"
+    proc = subprocess.Popen(CMD + ["--port", str(port), "--metrics-port", str(metrics_port), "--store",
+                                   f"sqlite:///{db}", "--grace-seconds", "0.1"],
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
+                    break
+            except OSError:
+                assert time.monotonic() < deadline and proc.poll() is None, "serve did not come up"
+                time.sleep(0.1)
+        spans = failing_run(0x7001, run_id="cli-run") + failing_run(0x7002, run_id="rootless")[:1]
+        req = urllib.request.Request(f"http://127.0.0.1:{port}/v1/traces",
+                                     data=encode_request(spans).SerializeToString(),
+                                     headers={"Content-Type": "application/x-protobuf"})
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            assert resp.status == 200
+        time.sleep(0.6)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert "1 trace(s) in flight without a root were lost" in err
+    from citetrace.store import open_store
+
+    store = open_store(f"sqlite:///{db}")
+    record = store.get_run("cli-run")
+    store.close()
+    assert record is not None and record.summary is not None and record.summary["failed"] is True
