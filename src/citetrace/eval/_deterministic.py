@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from citetrace.eval._facts import Fact, anchor_words, extract_facts, facts_equal
+from citetrace.eval._facts import Fact, anchor_words, comparable, extract_facts, facts_equal
 from citetrace.eval._passages import simple_sentences
 from citetrace.eval._types import ABSENT, CONTRADICTED, PARTIAL, Passage, Verdict
 
@@ -59,9 +59,10 @@ class DeterministicJudge:
         for fact in claim_facts:
             if any(facts_equal(fact, other) for other in aligned_facts):
                 matched.append(fact)
-            elif any(facts_equal(fact, other) for other in everywhere):
-                missing.append(fact)  # stated on the page, but not where the claim's words are
-            elif any(other.kind == fact.kind for other in unexplained):
+            elif not _bare_year(fact) and any(facts_equal(fact, other) for other in everywhere):
+                missing.append(fact)  # stated on the page, but not where the claim's words are (a bare year
+                # elsewhere on the page, such as its own date, is too common to count)
+            elif any(comparable(fact, other) for other in unexplained):
                 mismatched.append(fact)
             else:
                 missing.append(fact)
@@ -80,6 +81,10 @@ class DeterministicJudge:
 
 
 _SMALL_ORDINALS = frozenset({1.0, 2.0, 3.0})  # "one of 3 reasons" style counts are too weak to check
+
+
+def _bare_year(fact: Fact) -> bool:
+    return fact.kind == "date" and fact.value[1] is None
 
 
 def _evidence(aligned: Sequence[str], facts: Sequence[Fact]) -> str:

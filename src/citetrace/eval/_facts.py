@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any, Iterator
 
-__all__ = ["Fact", "extract_facts", "facts_equal", "find_dates", "anchor_words"]
+__all__ = ["Fact", "extract_facts", "facts_equal", "comparable", "find_dates", "anchor_words"]
 
 _MONTHS = {
     m: i + 1
@@ -47,7 +47,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("date", re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH},?\s+(\d{{4}})\b", re.I)),
     ("date", re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I)),
     ("date", re.compile(rf"\b{_MONTH}\s+(?:of\s+)?(\d{{4}})\b", re.I)),
-    ("money", re.compile(rf"([$€£¥])\s?({_NUM}){_SCALE_RE}", re.I)),
+    ("money", re.compile(rf"([$€£¥]|\b(?:USD|EUR|GBP|CHF|JPY)\s)\s?({_NUM}){_SCALE_RE}")),
     ("money", re.compile(rf"\b({_NUM}){_SCALE_RE}\s*(USD|EUR|GBP|dollars?|euros?|pounds?)\b", re.I)),
     ("percent", re.compile(rf"({_NUM})\s*(%|percent\b|per cent\b|percentage points?\b|pp\b)", re.I)),
     ("year", re.compile(r"\b(1[89]\d\d|20\d\d)\b(?!\s*(?:%|percent))")),
@@ -75,6 +75,9 @@ class Fact:
     text: str
     start: int
     end: int
+    unit: str = ""
+    """For plain numbers: the word after the number (five-letter prefix), so 1,600 jobs and 40,000 wafers are
+    never compared with each other."""
 
 
 def _num(raw: str, scale: str | None) -> float:
@@ -114,7 +117,7 @@ def extract_facts(text: str) -> list[Fact]:
                 if value is None:
                     continue
             elif kind == "money":
-                symbol, raw, scale = (g[0], g[1], g[2]) if index == 4 else (g[2], g[0], g[1])
+                symbol, raw, scale = (g[0], g[1], g[2]) if g[0] and not g[0][0].isdigit() else (g[2], g[0], g[1])
                 value = (_currency(symbol), _num(raw, scale))
             elif kind == "percent":
                 value = ("pp" if g[1].lower().startswith(("percentage", "pp")) else "%", float(g[0].replace(",", "")))
@@ -130,13 +133,28 @@ def extract_facts(text: str) -> list[Fact]:
                 value = " ".join(g[0].lower().split())
             for k in range(m.start(), m.end()):
                 taken[k] = True
-            facts.append(Fact("date" if kind == "year" else kind, value, m.group(0), m.start(), m.end()))
+            unit = _unit_after(text, m.end()) if kind == "number" else ""
+            facts.append(Fact("date" if kind == "year" else kind, value, m.group(0), m.start(), m.end(), unit))
     facts.sort(key=lambda f: f.start)
     return facts
 
 
+_UNIT_WORD = re.compile(r"\s*(?:(?:more|fewer|less|new|additional|extra|of|the|a|permanent|full-time|total|average)\s+)*"
+                        r"([a-z][a-z\-]+)", re.I)
+
+
+def _unit_after(text: str, end: int) -> str:
+    m = _UNIT_WORD.match(text, end)
+    return m.group(1).lower()[:5] if m else ""
+
+
+def comparable(a: Fact, b: Fact) -> bool:
+    """Same kind, and for plain numbers the same unit word when both have one."""
+    return a.kind == b.kind and (a.kind != "number" or not a.unit or not b.unit or a.unit == b.unit)
+
+
 def _currency(symbol: str) -> str:
-    s = symbol.lower()
+    s = symbol.strip().lower()
     if s in ("$", "usd", "dollar", "dollars"):
         return "USD"
     if s in ("€", "eur", "euro", "euros"):
