@@ -82,7 +82,7 @@ def _status_share() -> str:
     """Each status's share of the tool's calls (one denominator for all statuses)."""
     calls = _calls()
     total = f"sum(increase({calls}[{RATE}]))"
-    return f"{rate_sum(calls, RATE, names.LABEL_STATUS)} / ignoring ({names.LABEL_STATUS}) group_left ({total} > 0)"
+    return f"{rate_sum(calls, RATE, names.LABEL_STATUS)} / on () group_left () ({total} > 0)"
 
 
 def drilldown() -> dashboard.Dashboard:

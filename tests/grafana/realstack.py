@@ -1,0 +1,150 @@
+"""A real demo agent serving its metrics and a real Prometheus scraping it, both on free loopback ports.
+
+Prometheus runs from the committed prometheus/prometheus.yml and rule files; the only rewrites are what a
+test needs: the summarizer's target points at the demo's metrics port, intervals are 1 s, the collector job
+(no collector runs here) and the Alertmanager target are dropped. Both processes run under `timeout`, so
+they stop by themselves even if the test process dies.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+import requests
+import yaml
+
+from citetrace._dashboards._promql import JOB_SERVE
+
+ROOT = Path(__file__).resolve().parents[2]
+LIFETIME_S = 600
+"""Hard cap on each process's life (the `timeout` wrapper)."""
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _wait(predicate: Any, what: str, deadline_s: float, proc: subprocess.Popen[bytes], log: Path) -> Any:
+    end = time.monotonic() + deadline_s
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            raise AssertionError(f"{what}: process exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.5)
+    raise AssertionError(f"{what}: not ready after {deadline_s}s:\n{log.read_text()[-3000:]}")
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+@dataclass
+class Stack:
+    """The running pair: where the demo's metrics and the Prometheus API are."""
+
+    metrics_url: str
+    prometheus_url: str
+
+    def api(self, path: str, **params: Any) -> Any:
+        """GET a Prometheus API path; returns ``data`` or raises with Prometheus' error."""
+        resp = requests.get(f"{self.prometheus_url}/api/v1/{path}", params=params, timeout=30)
+        body = resp.json()
+        if body.get("status") != "success":
+            raise AssertionError(f"{path} {params}: {body.get('errorType')}: {body.get('error')}")
+        return body["data"]
+
+
+def _demo(tmp: Path) -> tuple[subprocess.Popen[bytes], str, Path]:
+    log = tmp / "demo.log"
+    citetrace = Path(sys.executable).with_name("citetrace")
+    cmd = ["timeout", str(LIFETIME_S), str(citetrace), "demo", "--loop", "--interval", "0.5",
+           "--metrics-port", "0", "--store", f"sqlite:///{tmp / 'store.db'}"]
+    proc = subprocess.Popen(cmd, stdout=log.open("wb"), stderr=subprocess.STDOUT, cwd=tmp)
+
+    def metrics_url() -> str | None:
+        match = re.search(r"metrics (http://127\.0\.0\.1:\d+/metrics)", log.read_text(errors="replace"))
+        return match.group(1) if match else None
+
+    return proc, _wait(metrics_url, "citetrace demo metrics", 60, proc, log), log
+
+
+def _prometheus_config(tmp: Path, target: str) -> Path:
+    config = yaml.safe_load((ROOT / "prometheus" / "prometheus.yml").read_text())
+    config["global"].update(scrape_interval="1s", evaluation_interval="1s")
+    config.pop("alerting", None)
+    config["scrape_configs"] = [job for job in config["scrape_configs"] if job["job_name"] == JOB_SERVE]
+    config["scrape_configs"][0]["static_configs"] = [{"targets": [target]}]
+    rules_dir = tmp / "rules"
+    rules_dir.mkdir()
+    for pattern in config["rule_files"]:
+        for src in (ROOT / "prometheus").glob(pattern):
+            rules = yaml.safe_load(src.read_text())
+            for group in rules["groups"]:
+                group["interval"] = "1s"
+            (rules_dir / src.name).write_text(yaml.safe_dump(rules, sort_keys=False))
+    config["rule_files"] = [str(rules_dir / "*.yml")]
+    path = tmp / "prometheus.yml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return path
+
+
+def _prometheus(tmp: Path, target: str) -> tuple[subprocess.Popen[bytes], str, Path]:
+    binary = shutil.which("prometheus")
+    assert binary, "prometheus is not installed (scripts/setup apt-installs it)"
+    port = free_port()
+    log = tmp / "prometheus.log"
+    cmd = ["timeout", str(LIFETIME_S), binary, f"--config.file={_prometheus_config(tmp, target)}",
+           f"--storage.tsdb.path={tmp / 'tsdb'}", f"--web.listen-address=127.0.0.1:{port}",
+           "--enable-feature=exemplar-storage", "--log.level=warn"]
+    proc = subprocess.Popen(cmd, stdout=log.open("wb"), stderr=subprocess.STDOUT, cwd=tmp)
+    url = f"http://127.0.0.1:{port}"
+
+    def ready() -> bool:
+        try:
+            return requests.get(f"{url}/-/ready", timeout=2).status_code == 200
+        except requests.RequestException:
+            return False
+
+    _wait(ready, "prometheus", 60, proc, log)
+    return proc, url, log
+
+
+@dataclass
+class Running:
+    stack: Stack
+    demo: subprocess.Popen[bytes]
+    prometheus: subprocess.Popen[bytes]
+    prometheus_log: Path
+
+
+def start(tmp: Path) -> Iterator[Running]:
+    """Start demo and Prometheus, yield them, stop both."""
+    demo, metrics_url, demo_log = _demo(tmp)
+    try:
+        target = metrics_url.removeprefix("http://").removesuffix("/metrics")
+        prom, prom_url, prom_log = _prometheus(tmp, target)
+        try:
+            yield Running(Stack(metrics_url, prom_url), demo, prom, prom_log)
+        finally:
+            _stop(prom)
+    finally:
+        _stop(demo)
