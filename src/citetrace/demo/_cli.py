@@ -62,8 +62,9 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     faults.add_argument("--no-faults", action="store_true", help="clean runs only (same as --faults none)")
     p.add_argument("--store", default=None, metavar="URI",
                    help="run store (default: $CITETRACE_STORE or sqlite:///.citetrace/store.db)")
-    p.add_argument("--metrics-port", type=_port, default=0, metavar="PORT",
-                   help="serve Prometheus metrics on 127.0.0.1:PORT while the demo runs (default 0: a free port)")
+    p.add_argument("--metrics-port", type=_port, default=None, metavar="PORT",
+                   help="serve Prometheus metrics on 127.0.0.1:PORT while the demo runs "
+                   "(default: $CITETRACE_METRICS_PORT, else 0 = a free port)")
     p.add_argument("--no-metrics", action="store_true", help="do not serve metrics")
     p.add_argument("--otlp-endpoint", default=None, metavar="URL",
                    help="also export spans over OTLP/HTTP to this collector (e.g. http://127.0.0.1:4318); "
@@ -130,9 +131,12 @@ def demo_command(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CommandError(str(exc)) from None
     _export_env(args)
+    port = args.metrics_port
+    if port is None and names.ENV_METRICS_PORT not in os.environ:
+        port = 0
     try:
-        telemetry = configure(store=args.store, metrics="off" if args.no_metrics else "embedded",
-                              metrics_port=None if args.no_metrics else args.metrics_port)
+        telemetry = configure(store=args.store, metrics="off" if args.no_metrics else None,
+                              metrics_port=None if args.no_metrics else port)
     except (ValueError, OSError) as exc:
         raise CommandError(str(exc)) from None
     stop = threading.Event()
@@ -173,8 +177,12 @@ def demo_command(args: argparse.Namespace) -> int:
     finally:
         telemetry.shutdown()
     if not args.json:
-        print(f"{printed} run(s) recorded. See them again with `citetrace runs` and `citetrace show RUN_ID`"
-              + (f" (--store {args.store})" if args.store else "") + ".")
+        uri = store.uri if store is not None else ""
+        if not uri or uri.startswith("memory:"):
+            print(f"{printed} run(s) done; the store was not kept (use --store sqlite:///PATH to keep runs).")
+        else:
+            print(f"{printed} run(s) recorded in {uri}. See them again with `citetrace runs` and "
+                  "`citetrace show RUN_ID`" + (f" (--store {args.store})" if args.store else "") + ".")
     if args.check and mismatches:
         print(f"citetrace demo: {mismatches} run(s) differ from their expected signals", flush=True)
         return 1

@@ -44,8 +44,10 @@ def _short_target(result: RunResult, kind: str, target: str) -> str:
 def compare_expected(result: RunResult, summary: dict[str, Any] | None) -> list[str]:
     """Differences between a run's summary and its hand-computed expectation (empty when they agree)."""
     expected = result.expected
-    if expected is None or summary is None:
+    if expected is None:
         return []
+    if summary is None:
+        return ["no summary was recorded (is the summary processor configured?)"]
     diffs = [f"{k}: got {summary.get(k)!r}, expected {v!r}" for k, v in expected.signals().items()
              if summary.get(k) != v]
     got_reasons = tuple(summary.get("failure_reasons") or ())
@@ -108,10 +110,10 @@ def format_result(result: RunResult, store: Store | None = None, *, index: int =
     summary = result.summary or result.span_summary
     if summary:
         lines += _summary_table(summary)
+    if result.expected is not None:
         diffs = compare_expected(result, summary)
-        if result.expected is not None:
-            lines.append("  expected " + ("matches the hand-computed signals" if not diffs
-                                          else "MISMATCH: " + "; ".join(diffs)))
+        lines.append("  expected " + ("matches the hand-computed signals" if not diffs
+                                      else "MISMATCH: " + "; ".join(diffs)))
     return "\n".join(lines)
 
 
