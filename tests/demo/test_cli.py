@@ -31,9 +31,10 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _demo(tmp_path: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "citetrace", "demo", *args], cwd=tmp_path, env=_env(),
-                          capture_output=True, text=True, timeout=timeout)
+def _demo(tmp_path: Path, *args: str, timeout: float = 120,
+          env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "citetrace", "demo", *args], cwd=tmp_path,
+                          env={**_env(), **(env or {})}, capture_output=True, text=True, timeout=timeout)
 
 
 def _free_port() -> int:
@@ -60,6 +61,15 @@ def test_default_demo_runs_every_question_and_matches_expectations(tmp_path: Pat
     assert len(listed) == len(DEFAULT_QUESTIONS)
     assert all(r["summary"] for r in listed)
     assert not (tmp_path / ".citetrace").exists()
+
+
+def test_check_fails_when_no_summary_is_recorded(tmp_path: Path) -> None:
+    """With the SDK disabled nothing is summarized, so --check exits 1 and says why; the agent still runs."""
+    done = _demo(tmp_path, "--store", "memory://", "--questions", "storage", "--check",
+                 env={"OTEL_SDK_DISABLED": "true"})
+    assert done.returncode == 1
+    assert "no summary was recorded" in done.stdout and "(not traced)" in done.stdout
+    assert "report cites 2" in done.stdout
 
 
 def test_list_shows_questions_and_faults(tmp_path: Path) -> None:
