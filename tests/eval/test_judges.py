@@ -37,17 +37,30 @@ def test_deterministic_checker_labels(claim: str, label: str, flag: str | None) 
         assert flag in v.flags
 
 
-def test_wrong_year_in_an_unaligned_sentence_is_not_a_mismatch() -> None:
-    """A number stated elsewhere on the page but not where the claim aligns is 'not found', not contradicted."""
-    text = "Harvest fell to 900 tonnes in 2023.\n\nThe museum opened 4 new rooms in 2019."
-    v = DeterministicJudge().judge("The harvest fell to 900 tonnes in 2019.", P(text))
+def test_value_stated_elsewhere_on_the_page_is_not_a_mismatch() -> None:
+    """A month stated elsewhere on the page is 'not found' where the claim aligns; a bare year is not excused."""
+    text = "The harvest fell to 900 tonnes in March 2023.\n\nThe museum opened 4 new rooms in March 2019."
+    v = DeterministicJudge().judge("The harvest fell to 900 tonnes in March 2019.", P(text))
     assert v.label == PARTIAL and "date_not_found" in v.flags
+    text = "The harvest fell to 900 tonnes in 2023.\n\nThe museum opened 4 new rooms in 2019."
+    v = DeterministicJudge().judge("The harvest fell to 900 tonnes in 2019.", P(text))
+    assert v.label == CONTRADICTED and "date_mismatch" in v.flags
+
+
+def test_plain_numbers_are_compared_only_with_the_same_unit() -> None:
+    """1,600 jobs is not contradicted by 40,000 wafers, but is by 2,100 jobs."""
+    page = "The fab will produce 40,000 wafers a month."
+    assert DeterministicJudge().judge("The fab will produce wafers and create 1,600 jobs.", P(page)).label == PARTIAL
+    page = "The fab will produce wafers and create 2,100 jobs."
+    assert DeterministicJudge().judge("The fab will produce wafers and create 1,600 jobs.", P(page)).label == CONTRADICTED
 
 
 def test_currency_scale_words_are_normalised() -> None:
     """'$1.2 billion' and '1,200 million dollars' are the same amount; '$1.3 billion' is not."""
-    a, b, c = (extract_facts(t)[0] for t in ("$1.2 billion", "1,200 million dollars", "$1.3 billion"))
-    assert facts_equal(a, b) and not facts_equal(a, c)
+    a, b, c, d = (extract_facts(t)[0] for t in ("$1.2 billion", "1,200 million dollars", "$1.3 billion", "USD 1.2 billion"))
+    assert facts_equal(a, b) and not facts_equal(a, c) and facts_equal(d, a)
+    assert extract_facts("EUR 312 million")[0].value == ("EUR", 312e6)
+    assert extract_facts("Sixty-four per cent")[0].value == ("%", 64.0)
 
 
 def test_claim_precision_rounding() -> None:
