@@ -32,7 +32,13 @@ def sample_hash(trace_id: int | bytes, salt: str) -> int:
     tid = trace_id if isinstance(trace_id, bytes) else trace_id.to_bytes(16, "big")
     if len(tid) != 16:
         raise ValueError(f"trace id must be 16 bytes, got {len(tid)}")
-    return fnv1a_64(tid, fnv1a_64(salt.encode("utf-8")))
+    return fnv1a_64(tid, _salt_state(salt))
+
+
+@functools.lru_cache(maxsize=16)
+def _salt_state(salt: str) -> int:
+    """FNV state after the salt bytes (the same for every trace, so computed once per salt)."""
+    return fnv1a_64(salt.encode("utf-8"))
 
 
 @functools.lru_cache(maxsize=64)

@@ -12,11 +12,12 @@ import threading
 import weakref
 from typing import Any, Callable, Iterable, Mapping
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import CollectorRegistry, Counter, Gauge
 from prometheus_client.metrics import MetricWrapperBase
 from prometheus_client.registry import Collector
 
 from citetrace import names
+from citetrace.summary._aggregate import AggregateCollector, CounterAgg, HistogramAgg, Labels
 from citetrace.summary._model import TraceSummary
 from citetrace.summary._summarize import tool_status
 
@@ -67,19 +68,24 @@ class _Capped:
 
 
 class SummaryMetrics:
-    """Every citetrace summary metric in one registry. Use ``for_registry`` to share one per registry."""
+    """Every citetrace summary metric in one registry. Use ``for_registry`` to share one per registry.
+
+    Tool-call and per-run metrics are hot-path aggregates (``_aggregate``); the rare self-metrics
+    (``evicted``, ``spans_dropped``, ``span_errors``, ``store_errors``, ``sampled``) are prometheus_client
+    metrics that callers may increment directly.
+    """
 
     def __init__(self, registry: CollectorRegistry, *, max_tool_names: int = 50) -> None:
         agent, tool, kind, status = names.LABEL_AGENT, names.LABEL_TOOL, names.LABEL_KIND, names.LABEL_STATUS
         cb = names.counter_base
-        self.runs = Counter(cb(names.METRIC_RUNS_TOTAL), "Finished research runs.",
-                            (agent, names.LABEL_OUTCOME), registry=None)
-        self.failures = Counter(cb(names.METRIC_RUN_FAILURES_TOTAL), "Failed runs, once per reason that applied.",
-                                (agent, names.LABEL_REASON), registry=None)
-        self.tool_calls = Counter(cb(names.METRIC_TOOL_CALLS_TOTAL), "Tool calls by outcome.",
-                                  (agent, tool, kind, status), registry=None)
-        self.tool_seconds = Histogram(names.METRIC_TOOL_CALL_DURATION_SECONDS, "Tool-call latency (trace-id exemplars).",
-                                      (agent, tool, kind), buckets=TOOL_SECONDS_BUCKETS, registry=None)
+        self._runs = CounterAgg(cb(names.METRIC_RUNS_TOTAL), "Finished research runs.", (agent, names.LABEL_OUTCOME))
+        self._failures = CounterAgg(cb(names.METRIC_RUN_FAILURES_TOTAL), "Failed runs, once per reason that applied.",
+                                    (agent, names.LABEL_REASON))
+        self._tool_calls = CounterAgg(cb(names.METRIC_TOOL_CALLS_TOTAL), "Tool calls by outcome.",
+                                      (agent, tool, kind, status))
+        self._tool_seconds = HistogramAgg(names.METRIC_TOOL_CALL_DURATION_SECONDS,
+                                          "Tool-call latency (trace-id exemplars).", (agent, tool, kind),
+                                          TOOL_SECONDS_BUCKETS)
         per_run: list[tuple[str, str, str, tuple[float, ...]]] = [
             ("searches", names.METRIC_RUN_SEARCHES, "Searches per run.", COUNT_BUCKETS),
             ("reads", names.METRIC_RUN_READS, "Reads (fetches) per run.", COUNT_BUCKETS),
@@ -91,14 +97,14 @@ class SummaryMetrics:
              TOOL_SECONDS_BUCKETS),
             ("total_ms", names.METRIC_RUN_DURATION_SECONDS, "Run duration.", RUN_SECONDS_BUCKETS),
         ]
-        self._per_run = [
-            (field, field.endswith("_ms"), Histogram(metric, doc, (agent,), buckets=buckets, registry=None))
-            for field, metric, doc, buckets in per_run
-        ]
-        self.uncited = Counter(cb(names.METRIC_UNCITED_CITATIONS_TOTAL), "Cited URLs that no search returned.",
-                               (agent,), registry=None)
-        self.unfetched = Counter(cb(names.METRIC_UNFETCHED_CITATIONS_TOTAL), "Cited URLs the run never fetched.",
-                                 (agent,), registry=None)
+        self._per_run = [(field, field.endswith("_ms"), HistogramAgg(metric, doc, (agent,), buckets))
+                         for field, metric, doc, buckets in per_run]
+        self._uncited = CounterAgg(cb(names.METRIC_UNCITED_CITATIONS_TOTAL), "Cited URLs that no search returned.",
+                                   (agent,))
+        self._unfetched = CounterAgg(cb(names.METRIC_UNFETCHED_CITATIONS_TOTAL), "Cited URLs the run never fetched.",
+                                     (agent,))
+        self._hot = AggregateCollector([self._runs, self._failures, self._tool_calls, self._tool_seconds,
+                                        *(h for _, _, h in self._per_run), self._uncited, self._unfetched])
         self.in_flight = Gauge(names.METRIC_TRACES_IN_FLIGHT, "Traces with state held by the summarizer.",
                                registry=None)
         self.evicted = Counter(cb(names.METRIC_TRACES_EVICTED_TOTAL), "Trace states evicted before their root ended.",
@@ -119,13 +125,11 @@ class SummaryMetrics:
             self.sampled.labels(decision)
         self._tool_label = _Capped(max_tool_names)
         self._agent_label = _Capped(max_tool_names)
-        self._children: dict[tuple[str, ...], tuple[Any, Any]] = {}
-        self._collector = _NoCreated(
-            [self.runs, self.failures, self.tool_calls, self.tool_seconds, *(h for _, _, h in self._per_run),
-             self.uncited, self.unfetched, self.in_flight, self.evicted, self.spans_dropped, self.span_errors,
-             self.store_errors, self.sampled]
-        )
-        registry.register(self._collector)
+        self._labels: dict[tuple[str, str, str, str], tuple[Labels, Labels]] = {}
+        self._rare = _NoCreated([self.in_flight, self.evicted, self.spans_dropped, self.span_errors,
+                                 self.store_errors, self.sampled])
+        registry.register(self._hot)
+        registry.register(self._rare)
         self.registry = registry
 
     @classmethod
@@ -151,17 +155,13 @@ class SummaryMetrics:
     ) -> None:
         """Count one tool call and observe its duration (with a trace-id exemplar when given)."""
         key = (agent, tool, kind, status)
-        children = self._children.get(key)
-        if children is None:
+        labels = self._labels.get(key)
+        if labels is None:
             agent_l, tool_l = self.agent_label(agent), self._tool_label(tool) if tool else names.AGENT_UNKNOWN
-            children = (self.tool_calls.labels(agent_l, tool_l, kind, status),
-                        self.tool_seconds.labels(agent_l, tool_l, kind))
-            self._children[key] = children
-        children[0].inc()
-        if trace_id:
-            children[1].observe(seconds, {"trace_id": f"{trace_id:032x}"})
-        else:
-            children[1].observe(seconds)
+            labels = self._labels[key] = ((agent_l, tool_l, kind, status), (agent_l, tool_l, kind))
+        with self._hot.lock:
+            self._tool_calls.inc(labels[0])
+            self._tool_seconds.observe(labels[1], seconds, trace_id or 0)
 
     def observe_tool_span(
         self,
@@ -189,12 +189,14 @@ class SummaryMetrics:
 
     def observe_summary(self, summary: TraceSummary) -> None:
         """Record one finished run."""
-        agent = self.agent_label(summary.agent)
-        self.runs.labels(agent, names.OUTCOME_FAILED if summary.failed else names.OUTCOME_OK).inc()
-        for reason in summary.failure_reasons:
-            self.failures.labels(agent, reason).inc()
-        for field, in_ms, histogram in self._per_run:
-            value = float(getattr(summary, field))
-            histogram.labels(agent).observe(value / 1000.0 if in_ms else value)
-        self.uncited.labels(agent).inc(summary.uncited_from_retrieval)
-        self.unfetched.labels(agent).inc(summary.cited_not_fetched)
+        agent = (self.agent_label(summary.agent),)
+        outcome = names.OUTCOME_FAILED if summary.failed else names.OUTCOME_OK
+        with self._hot.lock:
+            self._runs.inc((agent[0], outcome))
+            for reason in summary.failure_reasons:
+                self._failures.inc((agent[0], reason))
+            for field, in_ms, histogram in self._per_run:
+                value = float(getattr(summary, field))
+                histogram.observe(agent, value / 1000.0 if in_ms else value)
+            self._uncited.inc(agent, summary.uncited_from_retrieval)
+            self._unfetched.inc(agent, summary.cited_not_fetched)

@@ -40,6 +40,18 @@ _log = logging.getLogger("citetrace")
 _ROOT_PREFIX = names.OP_INVOKE_AGENT
 
 
+def _attributes(span: ReadableSpan) -> Mapping[str, Any]:
+    """The span's attributes as the plain dict the SDK keeps inside ``BoundedAttributes``, read-only.
+
+    ``span.attributes`` wraps that dict in two Python-level mapping layers, which made each lookup cost about
+    0.3 us; a tool span needs about a dozen. Falls back to the public property for any other span class.
+    """
+    inner = getattr(getattr(span, "_attributes", None), "_dict", None)
+    if isinstance(inner, dict):
+        return inner
+    return span.attributes or {}
+
+
 class _Trace:
     """What the processor holds for one trace in flight."""
 
@@ -138,7 +150,7 @@ class TraceSummaryProcessor(SpanProcessor):
         if ctx is None:
             return
         tid = ctx.trace_id
-        attrs = span.attributes or {}
+        attrs = _attributes(span)
         status_error = span.status.status_code is StatusCode.ERROR
         start, end = span.start_time or 0, span.end_time or 0
         if self._service is None:

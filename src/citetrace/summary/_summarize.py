@@ -14,7 +14,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from citetrace import names
 from citetrace.summary._fnv import keep_by_hash
 from citetrace.summary._model import SpanRecord, Thresholds, TraceSummary
-from citetrace.summary._urlkey import url_key
+from citetrace.summary._urlkey import span_url_key, url_key
 
 __all__ = ["summarize", "tool_status", "fold_query", "RunAccumulator"]
 
@@ -105,7 +105,11 @@ class RunAccumulator:
                     self.repeat_queries += 1
                 else:
                     self._queries.add(qkey)
-            self._results.update(_strings(attributes.get(names.URLS_RETURNED)))
+            urls = attributes.get(names.URLS_RETURNED)
+            if isinstance(urls, tuple) and urls and isinstance(urls[0], str):
+                self._results.update(urls)  # SDK and OTLP attribute arrays are homogeneous: one check suffices
+            elif urls is not None:
+                self._results.update(_strings(urls))
         else:
             self.reads += 1
             if status != names.STATUS_OK:
@@ -131,8 +135,8 @@ class RunAccumulator:
         cited: dict[str, str] = {}  # key -> URL as first cited
         for url in citations:
             cited.setdefault(url_key(url), url)
-        result_keys = {url_key(u) for u in self._results}
-        fetched_keys = {url_key(u) for u in self._fetched}
+        result_keys = set(map(span_url_key, self._results))
+        fetched_keys = set(map(span_url_key, self._fetched))
         uncited = tuple(url for key, url in cited.items() if key not in result_keys)
         unfetched = tuple(url for key, url in cited.items() if key not in fetched_keys)
 

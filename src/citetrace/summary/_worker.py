@@ -35,6 +35,7 @@ class Worker:
         max_queue: int = 8192,
         max_tasks: int = 1024,
         batch_size: int = 512,
+        delay_s: float = 0.5,
     ) -> None:
         self._exporter = exporter
         self._on_drop = on_drop
@@ -42,6 +43,7 @@ class Worker:
         self._max_queue = max_queue
         self._max_tasks = max_tasks
         self._batch_size = batch_size
+        self._delay_s = delay_s
         self._reset()
         ref = weakref.ref(self)
 
@@ -59,6 +61,7 @@ class Worker:
         self._thread: threading.Thread | None = None
         self._busy = False
         self._stopped = False
+        self._flushing = 0
 
     @property
     def exports(self) -> bool:
@@ -73,10 +76,11 @@ class Worker:
             if self._stopped:
                 dropped = len(spans)
             else:
+                was_empty = not self._spans and not self._tasks
                 room = max(0, self._max_queue - len(self._spans))
                 self._spans.extend(spans[:room])
                 dropped = len(spans) - min(room, len(spans))
-                self._wake()
+                self._wake(was_empty or len(self._spans) >= self._batch_size)
         if dropped:
             self._on_drop(dropped)
 
@@ -85,21 +89,41 @@ class Worker:
         with self._cond:
             if self._stopped or len(self._tasks) >= self._max_tasks:
                 return False
+            was_empty = not self._spans and not self._tasks
             self._tasks.append(task)
-            self._wake()
+            self._wake(was_empty)
         return True
 
-    def _wake(self) -> None:  # caller holds the lock
+    def _wake(self, now: bool) -> None:  # caller holds the lock
+        """Start the thread if needed; wake it only when work first arrives or a batch is full.
+
+        Waking the worker for every trace would cost the agent thread a GIL hand-off each time; the worker
+        instead collects for up to ``delay_s`` (as the SDK's BatchSpanProcessor does).
+        """
         if self._thread is None or not self._thread.is_alive():
             self._thread = threading.Thread(target=self._run, name="citetrace-summary", daemon=True)
             self._thread.start()
-        self._cond.notify_all()
+        if now:
+            self._cond.notify_all()
+
+    def _ready(self) -> bool:  # caller holds the lock
+        return (
+            self._stopped
+            or len(self._spans) >= self._batch_size
+            or (self._flushing > 0 and bool(self._spans or self._tasks))
+        )
 
     def _run(self) -> None:
         while True:
             with self._cond:
                 while not self._spans and not self._tasks and not self._stopped:
                     self._cond.wait()
+                deadline = time.monotonic() + self._delay_s
+                while not self._ready():
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        break
+                    self._cond.wait(remaining)
                 if not self._spans and not self._tasks:
                     return
                 batch = [self._spans.popleft() for _ in range(min(self._batch_size, len(self._spans)))]
@@ -126,14 +150,16 @@ class Worker:
         """Wait until everything queued so far has been handled; False on timeout."""
         deadline = time.monotonic() + timeout_s
         with self._cond:
-            while self._spans or self._tasks or self._busy:
-                if self._thread is None or not self._thread.is_alive():
-                    if self._spans or self._tasks:
-                        self._wake()
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return False
-                self._cond.wait(min(remaining, 0.5))
+            self._flushing += 1
+            try:
+                while self._spans or self._tasks or self._busy:
+                    self._wake(True)
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        return False
+                    self._cond.wait(min(remaining, 0.5))
+            finally:
+                self._flushing -= 1
         if self._exporter is not None:
             try:
                 return bool(self._exporter.force_flush(max(0, int((deadline - time.monotonic()) * 1000))))
