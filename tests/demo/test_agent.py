@@ -12,8 +12,7 @@ from citetrace import names
 from citetrace.capture._extract import query_hash
 from citetrace.demo import QUESTIONS, DemoServers, Expected, RunResult, page, question, run_demo
 from citetrace.store import MemoryStore
-from citetrace.summary import SpanRecord, summarize
-from citetrace.summary._processor import TraceSummaryProcessor
+from citetrace.summary import SpanRecord, TraceSummaryProcessor, summarize
 from citetrace.testing import Captured, capture_spans
 
 MODES = {"faults": "all", "clean": "none"}
