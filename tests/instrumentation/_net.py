@@ -112,3 +112,38 @@ class FakePrimp:
                 return _Response(resp.status, resp.read(), url)
         except urllib.error.HTTPError as err:
             return _Response(err.code, err.read(), url)
+
+
+class OtlpReceiver(LocalServer):
+    """A LocalServer that accepts OTLP/HTTP protobuf on ``/v1/traces`` and decodes the spans it got."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.routes["/v1/traces"] = (200, "", "application/x-protobuf")
+
+    def spans(self) -> list[dict[str, Any]]:
+        """Every span received: name, ids, parent id, attributes (arrays as lists), resource attributes."""
+        import gzip
+
+        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+        out: list[dict[str, Any]] = []
+        for method, path, body in list(self.requests):
+            if method != "POST" or not path.startswith("/v1/traces"):
+                continue
+            request = ExportTraceServiceRequest()
+            request.ParseFromString(gzip.decompress(body) if body[:2] == b"\x1f\x8b" else body)
+            for rs in request.resource_spans:
+                resource = {a.key: a.value.string_value for a in rs.resource.attributes}
+                for ss in rs.scope_spans:
+                    for span in ss.spans:
+                        attrs: dict[str, Any] = {}
+                        for a in span.attributes:
+                            kind = a.value.WhichOneof("value")
+                            if kind == "array_value":
+                                attrs[a.key] = [v.string_value for v in a.value.array_value.values]
+                            elif kind:
+                                attrs[a.key] = getattr(a.value, kind)
+                        out.append({"name": span.name, "trace_id": span.trace_id.hex(), "span_id": span.span_id.hex(),
+                                    "parent": span.parent_span_id.hex(), "attrs": attrs, "resource": resource})
+        return out

@@ -17,7 +17,7 @@ import threading
 from citetrace import names
 from citetrace.config import env_flag
 
-__all__ = ["start", "PTH_LINE"]
+__all__ = ["start", "post_instrument", "PTH_LINE"]
 
 _log = logging.getLogger("citetrace")
 _lock = threading.Lock()
@@ -37,6 +37,30 @@ def _disabled_by_otel() -> bool:
     return "citetrace" in entries or "*" in entries
 
 
+def _configure_once() -> None:
+    """Set citetrace up from the environment unless the application already did; flush at exit."""
+    from citetrace import configure
+    from citetrace._configure import current
+
+    if current() is None:
+        atexit.register(configure().shutdown)
+
+
+def post_instrument() -> None:
+    """``opentelemetry_post_instrument`` entry point, run by ``opentelemetry-instrument`` after it loaded the
+    instrumentors: when citetrace's was loaded (not disabled), configure citetrace too, so spans, store
+    writes and summaries happen without the application calling ``configure()``. It adds to the SDK
+    provider a distro/configurator set up, or creates one from the ``OTEL_*`` variables."""
+    try:
+        from citetrace.instrumentation import CiteTraceInstrumentor
+
+        if CiteTraceInstrumentor().is_instrumented_by_opentelemetry:
+            _configure_once()
+    except Exception as exc:  # noqa: BLE001 - start-up must never stop the agent
+        _log.warning("citetrace: configuring under opentelemetry-instrument failed (%s: %s); no citetrace "
+                     "summaries or store writes", type(exc).__name__, exc)
+
+
 def start() -> bool:
     """Configure and instrument once per process; True when this call did it."""
     global _started
@@ -47,11 +71,9 @@ def start() -> bool:
     if _disabled_by_otel():
         return False
     try:
-        from citetrace import configure
         from citetrace.instrumentation import CiteTraceInstrumentor
 
-        telemetry = configure()
-        atexit.register(telemetry.shutdown)
+        _configure_once()
         instrumentor = CiteTraceInstrumentor()
         if not instrumentor.is_instrumented_by_opentelemetry:
             instrumentor.instrument()
