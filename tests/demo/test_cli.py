@@ -72,6 +72,17 @@ def test_check_fails_when_no_summary_is_recorded(tmp_path: Path) -> None:
     assert "report cites 2" in done.stdout
 
 
+def test_busy_metrics_port_is_a_clear_error(tmp_path: Path) -> None:
+    """A metrics port already in use exits 2 with a message naming the port."""
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = _demo(tmp_path, "--store", "memory://", "--metrics-port", str(port))
+    assert done.returncode == 2
+    assert f"127.0.0.1:{port}" in done.stderr and "Traceback" not in done.stderr
+
+
 def test_list_shows_questions_and_faults(tmp_path: Path) -> None:
     """--list prints every question id and every fault, then exits 0 without running anything."""
     done = _demo(tmp_path, "--list")
@@ -83,7 +94,9 @@ def test_list_shows_questions_and_faults(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("args", "needle"), [(("--faults", "boom"), "unknown fault(s) boom"),
                                               (("--questions", "nope"), "unknown question(s) nope"),
-                                              (("--interval", "-1"), "positive number")])
+                                              (("--interval", "-1"), "positive number"),
+                                              (("--store", "bogus://x"), "unsupported store URI"),
+                                              (("--agent", " "), "--agent must not be empty")])
 def test_bad_flags_exit_2_with_one_line(tmp_path: Path, args: tuple[str, ...], needle: str) -> None:
     """Bad flag values exit with status 2 and a message naming the problem, never a traceback."""
     done = _demo(tmp_path, *args)
@@ -93,7 +106,8 @@ def test_bad_flags_exit_2_with_one_line(tmp_path: Path, args: tuple[str, ...], n
 
 def test_json_clean_runs(tmp_path: Path) -> None:
     """--json --no-faults prints one JSON object per run whose summary equals the clean expectation."""
-    done = _demo(tmp_path, "--store", "memory://", "--json", "--no-faults", "--questions", "lake,coffee")
+    done = _demo(tmp_path, "--store", "memory://", "--json", "--no-faults", "--questions", "lake,coffee",
+                 "--agent", "scout")
     assert done.returncode == 0, done.stderr
     rows = [json.loads(line) for line in done.stdout.splitlines()]
     assert [r["question"] for r in rows] == ["lake", "coffee"]
@@ -102,6 +116,7 @@ def test_json_clean_runs(tmp_path: Path) -> None:
         assert {k: row["summary"][k] for k in clean.signals()} == clean.signals()
         assert row["summary"]["failure_reasons"] == []
         assert row["faults"] == []
+        assert row["summary"]["agent"] == "scout"
 
 
 def test_loop_serves_metrics_until_sigterm(tmp_path: Path) -> None:

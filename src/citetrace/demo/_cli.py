@@ -69,6 +69,8 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     p.add_argument("--otlp-endpoint", default=None, metavar="URL",
                    help="also export spans over OTLP/HTTP to this collector (e.g. http://127.0.0.1:4318); "
                    "the standard OTEL_* variables work too")
+    p.add_argument("--agent", default="demo-researcher", metavar="NAME",
+                   help="the agent name on the runs (the `agent` metric label; default demo-researcher)")
     p.add_argument("--loop", action="store_true", help="keep producing runs until stopped (for docker-compose)")
     p.add_argument("--interval", type=_positive, default=5.0, metavar="SECONDS",
                    help="pause between rounds with --loop (default 5)")
@@ -130,6 +132,8 @@ def demo_command(args: argparse.Namespace) -> int:
         faults = parse_faults("none" if args.no_faults else args.faults)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
+    if not args.agent.strip():
+        raise CommandError("--agent must not be empty")
     _export_env(args)
     port = args.metrics_port
     if port is None and names.ENV_METRICS_PORT not in os.environ:
@@ -167,7 +171,7 @@ def demo_command(args: argparse.Namespace) -> int:
         with DemoServers(faults=faults, slow_seconds=2 * args.timeout) as servers:
             while True:
                 run_demo(questions, faults, store=store, servers=servers, timeout=args.timeout,
-                         slow_seconds=2 * args.timeout, on_run=on_run,
+                         slow_seconds=2 * args.timeout, on_run=on_run, agent_name=args.agent,
                          flush=lambda: telemetry.force_flush(2_000))
                 rounds += 1
                 if not args.loop or (args.rounds is not None and rounds >= args.rounds) or stop.wait(args.interval):
