@@ -58,7 +58,7 @@ def register(subparsers: Any) -> None:
     b = subparsers.add_parser("baseline", help="evaluate N runs of the unchanged agent and record the spread")
     b.add_argument("run_ids", nargs="*", metavar="RUN_ID", help="existing runs to use")
     b.add_argument("--runs", type=int, default=0, help="run the agent this many times first (needs --command)")
-    b.add_argument("--command", help="command that runs the agent once, recording into the same store")
+    b.add_argument("--command", dest="agent_command", help="command that runs the agent once, recording into the same store")
     b.add_argument("--out", required=True, metavar="FILE", help="where to write the baseline JSON")
     b.add_argument("--k", type=float, default=3.0, help="band half-width in standard deviations")
     b.add_argument("--tolerance", type=float, default=0.02, help="extra absolute margin on each side")
@@ -102,6 +102,14 @@ def _evaluate(args: argparse.Namespace, store: Store, judge: Judge, run_id: str,
                             stale_days=args.stale_days, progress=ProgressBar(f"citations of {run_id[:12]}"))
     except (EvalError, ReportParseError) as exc:
         raise CommandError(str(exc)) from exc
+    except ModuleNotFoundError as exc:
+        raise CommandError(_missing_extra(exc)) from exc
+
+
+def _missing_extra(exc: ModuleNotFoundError) -> str:
+    if exc.name in ("pysbd", "rank_bm25"):
+        return f"citation evaluation needs {exc.name}: pip install 'citetrace[eval]'"
+    raise exc
 
 
 def _publish(args: argparse.Namespace, evs: list[RunEvaluation], gate_failures: Sequence[tuple[str, str]] = ()) -> None:
@@ -198,9 +206,9 @@ def _cmd_baseline(args: argparse.Namespace) -> int:
     store, judge = _store(args), _judge(args)
     run_ids = list(args.run_ids)
     if args.runs:
-        if not args.command:
+        if not args.agent_command:
             raise CommandError("--runs needs --command (the command that runs the agent once)")
-        run_ids += _run_agent(args.command, store, args.runs)
+        run_ids += _run_agent(args.agent_command, store, args.runs)
     if len(run_ids) < 2:
         raise CommandError("a baseline needs at least 2 runs: give RUN_IDs or --runs N --command CMD")
     evs = [_evaluate(args, store, judge, rid, None) for rid in run_ids]

@@ -59,7 +59,8 @@ def format_evaluation(ev: RunEvaluation) -> str:
     rows = []
     for p in ev.pairs:
         url = redact_url(p.pair.url) if p.pair.url else (p.pair.marker or "-")
-        rows.append((p.pair.sentence.index, p.label or "uncited", ",".join(p.flags()) or "-", _short(url, 50),
+        shown = url if len(url) <= 50 else "…" + url[-49:]
+        rows.append((p.pair.sentence.index, p.label or "uncited", ",".join(p.flags()) or "-", shown,
                      _short(p.pair.claim, 60)))
     pairs = table(("#", "label", "flags", "cited", "claim"), rows)
     note = ""

@@ -1,0 +1,126 @@
+"""`citetrace eval | gate | baseline | judge-eval` end to end on a SQLite store, through citetrace.cli.main."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from citetrace import names
+from citetrace.cli import main
+from citetrace.store import SQLiteStore
+
+from .conftest import make_run
+
+REPORT = ("# Jobs\n\nUnemployment rose to 4.2% in March 2024 [1]. Employers cut 4,500 jobs [2]. "
+          "Prices are rising [3].\n\n[1] https://stats.example/unemployment\n[2] https://jobs.example/2024/march\n"
+          "[3] https://never.example/read\n")
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    store = SQLiteStore(tmp_path / "store.db")
+    make_run(store, REPORT)  # type: ignore[arg-type]
+    make_run(store, REPORT.replace("[3].", "[2]."), run_id="run-2")  # type: ignore[arg-type]
+    store.close()
+    return f"sqlite:///{tmp_path}/store.db"
+
+
+def test_eval_prints_the_rates_table(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """The table shows each rate with its numerator/denominator and one row per citation."""
+    assert main(["eval", "run-1", "--store", db, "--offline"]) == 0
+    out = capsys.readouterr().out
+    assert "citation_coverage       100.0 %  3/3" in out
+    assert "dead_or_unfetched_rate  33.3 %   1/3" in out
+    assert "UNFETCHED" in out and "https://never.example/read" in out
+    assert "offline: liveness not checked" in out
+
+
+def test_eval_json_and_metrics_file(db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--json prints per-pair detail; --metrics-file writes the eval metrics in Prometheus text format."""
+    metrics = tmp_path / "eval.prom"
+    assert main(["eval", "run-1", "--store", db, "--offline", "--json", "--metrics-file", str(metrics)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["rates"]["dead_or_unfetched_rate"]["numerator"] == 1
+    assert [p["label"] for p in data["pairs"]] == ["PARTIAL", "PARTIAL", "UNFETCHED"]
+    text = metrics.read_text()
+    assert f'{names.METRIC_EVAL_RATE}{{agent="tester",rate="citation_coverage"}} 1.0' in text
+    assert f"{names.METRIC_EVAL_RUNS_TOTAL}" in text
+
+
+def test_report_file_overrides_the_recorded_answer(db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--report evaluates the given file against the run's store instead of the recorded answer."""
+    report = tmp_path / "r.md"
+    report.write_text("Wages rose 3.1 percent [1].\n\n[1] https://stats.example/unemployment\n")
+    assert main(["eval", "run-1", "--store", db, "--offline", "--json", "--report", str(report)]) == 0
+    assert [p["claim"] for p in json.loads(capsys.readouterr().out)["pairs"]] == ["Wages rose 3.1 percent."]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["eval", "nope"], "no run 'nope'"),
+    (["eval", "run-1", "--report", "/nonexistent/r.md"], "cannot read report '/nonexistent/r.md'"),
+    (["eval", "run-1", "--judge", "llm"], "needs an endpoint"),
+    (["gate", "run-1", "--baseline", "/nonexistent/b.json"], "cannot read baseline"),
+    (["judge-eval", "/nonexistent/labels.jsonl"], "cannot read labels"),
+    (["baseline", "run-1", "--out", "/tmp/x.json"], "at least 2 runs"),
+])
+def test_bad_input_is_one_line_and_status_2(db: str, argv: list[str], message: str,
+                                            capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bad input exits 2 with one line naming the problem, never a traceback."""
+    monkeypatch.delenv(names.ENV_OPENAI_BASE_URL, raising=False)
+    full = argv + (["--store", db] if argv[0] != "judge-eval" else [])
+    assert main(full) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_binary_report_is_rejected(db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A report file that is not UTF-8 text is named, with status 2."""
+    bad = tmp_path / "r.bin"
+    bad.write_bytes(b"\xff\xfe\x00binary")
+    assert main(["eval", "run-1", "--store", db, "--report", str(bad)]) == 2
+    assert "is not UTF-8 text" in capsys.readouterr().err
+
+
+def test_gate_exit_codes_and_baseline(db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """gate fails (1) naming the unfetched URL; a baseline from two runs bands the rates; a clean run passes."""
+    assert main(["gate", "run-1", "--store", db, "--offline"]) == 1
+    assert "FAIL cited but never fetched in run run-1: https://never.example/read" in capsys.readouterr().out
+    base = tmp_path / "base.json"
+    assert main(["baseline", "run-2", "run-2", "--store", db, "--offline", "--out", str(base)]) == 0
+    assert json.loads(base.read_text())["runs"] == ["run-2", "run-2"]
+    capsys.readouterr()
+    assert main(["gate", "run-2", "--store", db, "--offline", "--baseline", str(base)]) == 0
+    assert "gate passed for run run-2" in capsys.readouterr().out
+
+
+def test_baseline_runs_the_agent_command(db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--runs N --command runs the agent N times and bands the N new runs it recorded."""
+    script = tmp_path / "agent.py"
+    script.write_text(
+        "import time, uuid\n"
+        "from citetrace.store import RunRecord, SQLiteStore\n"
+        f"s = SQLiteStore({db[len('sqlite:///'):]!r})\n"
+        "rid = uuid.uuid4().hex\n"
+        "s.put_run(RunRecord(rid, 'ab' * 16, 'tester', None, time.time(),\n"
+        "          answer='Unemployment rose to 4.2% in March 2024 [1].\\n\\n[1] https://stats.example/u\\n'))\n"
+        "s.put_document(rid, 'https://stats.example/u', 'The unemployment rate rose to 4.2% in March 2024.', status='ok')\n"
+    )
+    base = tmp_path / "base.json"
+    argv = ["baseline", "--runs", "3", "--command", f"{sys.executable} {script}", "--store", db, "--offline",
+            "--out", str(base)]
+    assert main(argv) == 0
+    data = json.loads(base.read_text())
+    assert len(data["runs"]) == 3 and data["metrics"]["citation_coverage"]["values"] == [1.0, 1.0, 1.0]
+    assert "baseline of 3 runs" in capsys.readouterr().out
+
+
+def test_judge_eval_on_the_shipped_set(capsys: pytest.CaptureFixture[str]) -> None:
+    """judge-eval without a file measures the default judge on the shipped labels and reports agreement."""
+    assert main(["judge-eval", "--judge", "deterministic", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["n"] >= 200 and data["false_support_rate"]["numerator"] == 0
+    assert data["human_n"] >= 40 and data["human_kappa"] is not None
+    assert sum(map(sum, data["confusion"])) == data["n"]
