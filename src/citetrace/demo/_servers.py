@@ -9,6 +9,7 @@ applies only when it is in the servers' enabled set.
 
 from __future__ import annotations
 
+import html
 import json
 import threading
 import time
@@ -126,7 +127,8 @@ class _SiteHandler(_Handler):
             self._json(200, {"status": "ok"})
             return
         if parts.path == "/":
-            links = "".join(f"<li><a href=\"{p.path}\">{p.title}</a></li>" for p in owner.pages.values())
+            links = "".join(f"<li><a href=\"{p.path}\">{html.escape(p.title)}</a></li>"
+                            for p in owner.pages.values())
             self._send(200, f"<!doctype html><html><body><h1>Demo news</h1><ul>{links}</ul></body></html>",
                        "text/html; charset=utf-8")
             return
