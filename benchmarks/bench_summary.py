@@ -36,7 +36,7 @@ from citetrace import names
 from citetrace.capture._hooks import run_end_hooks
 from citetrace.config import load_settings
 from citetrace.summary import TraceSummaryProcessor
-from citetrace.summary._urlkey import span_url_key, url_key
+from citetrace.summary._urlkey import clear_cache
 
 SEARCHES, FETCHES, URLS = 8, 4, 10
 SPANS_PER_TRACE = 1 + SEARCHES + FETCHES
@@ -127,7 +127,7 @@ def time_config(config: str, work: Workload) -> float:
     """Seconds to create every trace and drain every processor."""
     provider, close = make(config)
     tracer = provider.get_tracer("bench")
-    url_key.cache_clear(); span_url_key.cache_clear()
+    clear_cache()
     gc.collect()
     start = time.perf_counter()
     work.run(tracer, hooks=config.startswith("summary"))

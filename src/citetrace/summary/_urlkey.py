@@ -18,14 +18,13 @@ import re
 
 from citetrace._urls import _TRACKING, _TRACKING_PREFIXES, canonical_url, redact_url
 
-__all__ = ["url_key", "span_url_key", "canonical_key"]
+__all__ = ["url_key", "span_url_key", "canonical_key", "clear_cache"]
 
 _WEB_SCHEMES = frozenset({"http", "https"})
-_LABEL = r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?"
 _Q = r"[A-Za-z0-9._~-]"
-_FAST = re.compile(
-    rf"https?://({_LABEL}(?:\.{_LABEL})*)(/[A-Za-z0-9._~/-]*)?(?:\?({_Q}+={_Q}*(?:&{_Q}+={_Q}*)*))?(?:#.*)?"
-)
+_FAST = re.compile(rf"https?://([a-z0-9.-]+)(/[A-Za-z0-9._~/-]*)?(?:\?({_Q}+={_Q}*(?:&{_Q}+={_Q}*)*))?(?:#.*)?")
+_CACHE_MAX = 65536
+_cache: dict[str, str] = {}
 
 
 def _tracking(key: str) -> bool:
@@ -42,13 +41,28 @@ def canonical_key(url: str) -> str:
     return canon
 
 
-@functools.lru_cache(maxsize=65536)
 def span_url_key(url: str) -> str:
     """The key of a URL as capture recorded it on a span (already redacted)."""
+    key = _cache.get(url)
+    if key is None:
+        key = _span_url_key(url)
+        if len(_cache) >= _CACHE_MAX:
+            _cache.clear()  # cheaper than LRU bookkeeping on every miss; agents' URL sets are small
+        _cache[url] = key
+    return key
+
+
+def clear_cache() -> None:
+    """Forget memoised keys (benchmarks and tests)."""
+    _cache.clear()
+    url_key.cache_clear()
+
+
+def _span_url_key(url: str) -> str:
     m = _FAST.fullmatch(url)
     if m is None:
         return canonical_key(url)
-    host, path, query = m.group(1), m.group(2) or "/", m.group(3)
+    host, path, query = m.group(1).rstrip("."), m.group(2) or "/", m.group(3)
     if len(path) > 1 and path.endswith("/"):
         path = path.rstrip("/") or "/"
     if query:
