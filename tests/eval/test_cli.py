@@ -124,3 +124,14 @@ def test_judge_eval_on_the_shipped_set(capsys: pytest.CaptureFixture[str]) -> No
     assert data["n"] >= 200 and data["false_support_rate"]["numerator"] == 0
     assert data["human_n"] >= 40 and data["human_kappa"] is not None
     assert sum(map(sum, data["confusion"])) == data["n"]
+
+
+def test_eval_exports_evaluation_events_when_otel_asks(db: str, capfd: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """With OTEL_TRACES_EXPORTER set, eval exports an evaluate_citations span carrying the evaluation events."""
+    monkeypatch.setenv(names.ENV_OTEL_TRACES_EXPORTER, "console")
+    assert main(["eval", "run-1", "--store", db, "--offline"]) == 0
+    out = capfd.readouterr().out
+    assert f'"name": "{names.EVAL_SPAN_NAME}"' in out
+    assert out.count(f'"name": "{names.GEN_AI_EVALUATION_RESULT}"') == 3
+    assert '"gen_ai.evaluation.score.label": "UNFETCHED"' in out
