@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -12,7 +14,7 @@ from citetrace import names
 from citetrace.cli import main
 from citetrace.store import SQLiteStore
 
-from .conftest import make_run
+from .conftest import make_run, reply
 
 REPORT = ("# Jobs\n\nUnemployment rose to 4.2% in March 2024 [1]. Employers cut 4,500 jobs [2]. "
           "Prices are rising [3].\n\n[1] https://stats.example/unemployment\n[2] https://jobs.example/2024/march\n"
@@ -126,12 +128,25 @@ def test_judge_eval_on_the_shipped_set(capsys: pytest.CaptureFixture[str]) -> No
     assert sum(map(sum, data["confusion"])) == data["n"]
 
 
-def test_eval_exports_evaluation_events_when_otel_asks(db: str, capfd: pytest.CaptureFixture[str],
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    """With OTEL_TRACES_EXPORTER set, eval exports an evaluate_citations span carrying the evaluation events."""
-    monkeypatch.setenv(names.ENV_OTEL_TRACES_EXPORTER, "console")
+def test_eval_exports_evaluation_events_over_otlp(db: str, monkeypatch: pytest.MonkeyPatch,
+                                                   http_server: Callable[..., str]) -> None:
+    """With an OTLP endpoint set, eval exports an evaluate_citations span carrying one event per citation."""
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+    received: list[ExportTraceServiceRequest] = []
+
+    def handle(h: BaseHTTPRequestHandler) -> None:
+        body = h.rfile.read(int(h.headers["Content-Length"]))
+        if h.path == "/v1/traces":
+            received.append(ExportTraceServiceRequest.FromString(body))
+        reply(h, 200, b"", {"Content-Type": "application/x-protobuf"})
+
+    monkeypatch.setenv(names.ENV_OTEL_EXPORTER_OTLP_ENDPOINT, http_server(handle))
+    monkeypatch.setenv(names.ENV_OTEL_TRACES_EXPORTER, "otlp")
     assert main(["eval", "run-1", "--store", db, "--offline"]) == 0
-    out = capfd.readouterr().out
-    assert f'"name": "{names.EVAL_SPAN_NAME}"' in out
-    assert out.count(f'"name": "{names.GEN_AI_EVALUATION_RESULT}"') == 3
-    assert '"gen_ai.evaluation.score.label": "UNFETCHED"' in out
+    spans = [s for r in received for rs in r.resource_spans for ss in rs.scope_spans for s in ss.spans]
+    (span,) = [s for s in spans if s.name == names.EVAL_SPAN_NAME]
+    events = [e for e in span.events if e.name == names.GEN_AI_EVALUATION_RESULT]
+    labels = [next(a.value.string_value for a in e.attributes if a.key == names.GEN_AI_EVALUATION_SCORE_LABEL)
+              for e in events]
+    assert labels == ["PARTIAL", "PARTIAL", "UNFETCHED"]
