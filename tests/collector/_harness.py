@@ -159,3 +159,44 @@ def read_otlp_json_lines(path: Path) -> list[dict[str, Any]]:
             for ss in rs.get("scopeSpans", []):
                 spans.extend(ss.get("spans", []))
     return spans
+
+
+def start_prometheus(tmp: Path, targets: Sequence[str], log: Path) -> tuple[Proc, str]:
+    """A real Prometheus (Debian package) scraping ``targets`` every second; returns (process, base URL)."""
+    import shutil
+
+    binary = shutil.which("prometheus")
+    assert binary, "prometheus is not installed: run scripts/setup (apt-get install prometheus)"
+    config = tmp / "prometheus.yml"
+    config.write_text(json.dumps({
+        "global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
+        "scrape_configs": [{"job_name": "citetrace-serve", "static_configs": [{"targets": list(targets)}]}],
+    }))
+    port = free_port()
+    proc = Proc([binary, f"--config.file={config}", f"--storage.tsdb.path={tmp / 'tsdb'}",
+                 f"--web.listen-address=127.0.0.1:{port}", "--log.level=warn"], log)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_until(lambda: (not proc.alive()) or http_get(base + "/-/ready", 1.0)[0] == 200, 60, "prometheus ready")
+    except AssertionError:
+        proc.stop()
+        raise AssertionError(f"prometheus did not become ready:\n{proc.tail()}") from None
+    assert proc.alive(), proc.tail()
+    return proc, base
+
+
+def promql(base: str, query: str) -> list[dict[str, Any]]:
+    """An instant PromQL query's result vector."""
+    import urllib.parse
+
+    status, body = http_get(f"{base}/api/v1/query?" + urllib.parse.urlencode({"query": query}), 10.0)
+    assert status == 200, body[:500]
+    data = json.loads(body)
+    assert data["status"] == "success", data
+    return list(data["data"]["result"])
+
+
+def promql_by(base: str, query: str, *labels: str) -> dict[tuple[str, ...], float]:
+    """A PromQL vector as {label values: value}."""
+    return {tuple(r["metric"].get(label, "") for label in labels): float(r["value"][1])
+            for r in promql(base, query)}

@@ -127,8 +127,8 @@ def test_spans_per_trace_are_capped_but_the_root_is_kept() -> None:
     assert summary.searches == 3
 
 
-def test_drain_finalises_rooted_traces_and_counts_the_rest_lost() -> None:
-    """At shutdown, traces with a root are summarised at once; rootless ones are lost and counted as shutdown."""
+def test_drain_counts_every_trace_in_flight() -> None:
+    """At shutdown every held trace counts as in flight; rooted ones are still summarised from what arrived."""
     clock = Clock()
     asm, metrics = make(clock)
     asm.add(wire(healthy_run(0xD1)))
@@ -136,8 +136,8 @@ def test_drain_finalises_rooted_traces_and_counts_the_rest_lost() -> None:
     asm.add(wire(healthy_run(0xD3)[:1]))
     summaries, lost = asm.drain()
     assert [s.trace_id for s in summaries] == [f"{0xD1:032x}"]
-    assert lost == 2
-    assert value(metrics, names.METRIC_TRACES_EVICTED_TOTAL, reason=names.EVICT_SHUTDOWN) == 2
+    assert lost == 3
+    assert value(metrics, names.METRIC_TRACES_EVICTED_TOTAL, reason=names.EVICT_SHUTDOWN) == 3
     assert asm.in_flight == 0
 
 

@@ -61,7 +61,7 @@ def test_port_in_use_is_a_clear_error() -> None:
 
 
 def test_runs_writes_the_sqlite_store_and_stops_on_sigterm(tmp_path: Path) -> None:
-    """The service accepts OTLP, writes the summary to its store, and on SIGTERM exits 0 reporting lost traces."""
+    """The service accepts OTLP, writes the summary to its store, and on SIGTERM exits 0 reporting traces in flight."""
     port, metrics_port = free_port(), free_port()
     db = tmp_path / "serve.db"
     proc = subprocess.Popen(CMD + ["--port", str(port), "--metrics-port", str(metrics_port), "--store",
@@ -87,7 +87,7 @@ def test_runs_writes_the_sqlite_store_and_stops_on_sigterm(tmp_path: Path) -> No
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
-    assert "1 trace(s) in flight without a root were lost" in err
+    assert "1 trace(s) were in flight" in err
     from citetrace.store import open_store
 
     store = open_store(f"sqlite:///{db}")

@@ -174,7 +174,7 @@ def test_healthz_and_unknown_paths(make_service: MakeService) -> None:
 
 
 def test_stop_answers_503_and_reports_lost_traces(make_service: MakeService, store: MemoryStore) -> None:
-    """Stopping finalises rooted traces, counts rootless ones as lost (on /metrics during the drain window),
+    """Stopping summarises rooted traces, counts every trace in flight (on /metrics during the drain window),
     and exports arriving meanwhile get a retryable 503."""
     service = make_service(grace_seconds=30)
     post(service, encode_request(healthy_run(0x6001, run_id="r-done") + failing_run(0x6002)[:2]).SerializeToString(),
@@ -183,9 +183,9 @@ def test_stop_answers_503_and_reports_lost_traces(make_service: MakeService, sto
     lost: list[int] = []
     stopper = threading.Thread(target=lambda: lost.append(service.stop(drain_seconds=1.5)))
     stopper.start()
-    wait_for(lambda: sample(scrape(service), names.METRIC_TRACES_EVICTED_TOTAL, reason=names.EVICT_SHUTDOWN) == 1)
+    wait_for(lambda: sample(scrape(service), names.METRIC_TRACES_EVICTED_TOTAL, reason=names.EVICT_SHUTDOWN) == 2)
     status, _, _ = post(service, encode_request(healthy_run(0x6003)).SerializeToString(), {"Content-Type": PB})
     assert status == 503
     stopper.join(10)
-    assert lost == [1]
+    assert lost == [2]
     assert store.get_run("r-done") is not None

@@ -189,7 +189,11 @@ class Assembler:
         return summaries
 
     def drain(self) -> tuple[list[TraceSummary], int]:
-        """Shutting down: finalise every trace whose root arrived; drop (and count) the rest."""
+        """Shutting down: every trace still held is in flight and counted as ``shutdown``.
+
+        Runs whose root arrived are summarised from what arrived (children still in transit are missing, so
+        they count as in flight too); traces without a root are dropped. Returns (summaries, traces in flight).
+        """
         with self._lock:
             states = list(self._traces.items())
             self._traces.clear()
@@ -197,15 +201,12 @@ class Assembler:
             for tid, _ in states:
                 self._remember(tid)
         summaries: list[TraceSummary] = []
-        lost = 0
         for tid, state in states:
             if state.roots:
                 summaries.extend(self._finish(tid, state, rootless=False))
-            else:
-                lost += 1
-        if lost:
-            self._metrics.evicted.labels(names.EVICT_SHUTDOWN).inc(lost)
-        return summaries, lost
+        if states:
+            self._metrics.evicted.labels(names.EVICT_SHUTDOWN).inc(len(states))
+        return summaries, len(states)
 
     def _remember(self, tid: int) -> None:  # caller holds the lock
         self._done[tid] = None

@@ -3,8 +3,8 @@
 The receiver, the trace assembler, a finaliser thread and the metrics endpoint are wired here and nowhere
 else. Summaries are computed by the same ``RunAccumulator``/``summarize`` code and recorded through the same
 ``SummaryMetrics`` as in-process mode, so ``/metrics`` carries the same names. Stopping (SIGTERM) first answers
-ingestion with 503 so the collector retries elsewhere or later, finalises every trace whose root arrived,
-drops and counts the rest (``citetrace_traces_evicted_total{reason="shutdown"}``), and keeps ``/metrics`` up
+ingestion with 503 so the collector retries elsewhere or later, counts every trace still held as in flight (``citetrace_traces_evicted_total{reason="shutdown"}``: runs whose
+root arrived are summarised from what arrived, the others dropped), and keeps ``/metrics`` up
 for ``drain_seconds`` so a last scrape sees those counts.
 """
 
@@ -120,7 +120,7 @@ class Service:
         return int(self._metrics_server.server_port)
 
     def stop(self, drain_seconds: float | None = None) -> int:
-        """Stop ingesting, finalise what can be, keep /metrics up ``drain_seconds``; return traces lost."""
+        """Stop ingesting, finalise what can be, keep /metrics up ``drain_seconds``; return traces in flight."""
         if self._draining.is_set():
             return self.lost_at_shutdown
         self._draining.set()
@@ -128,7 +128,8 @@ class Service:
         self._report(summaries)
         self.lost_at_shutdown = lost
         if lost:
-            _log.warning("citetrace serve: %d trace(s) in flight without a root were lost at shutdown", lost)
+            _log.warning("citetrace serve: %d trace(s) were in flight at shutdown (%d run(s) summarised from "
+                         "what had arrived, the rest dropped)", lost, len(summaries))
         self._stopped.set()
         wait = self.options.drain_seconds if drain_seconds is None else drain_seconds
         if wait > 0:

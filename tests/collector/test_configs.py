@@ -1,0 +1,94 @@
+"""The shipped collector configs: valid for the built collector, keyed on names.py, and nothing unused is built."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from citetrace import names
+from citetrace.config import Settings
+
+from ._harness import COLLECTOR_DIR, collector_binary, collector_env
+
+CONFIGS = sorted(COLLECTOR_DIR.glob("otelcol*.yaml"))
+ENV_REF = re.compile(r"\$\{env:([A-Z0-9_]+)(?::-([^}]*))?\}")
+
+
+def _validate(config: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(collector_binary()), "validate", f"--config={config}"], capture_output=True,
+                          text=True, env=env, timeout=120)
+
+
+def test_both_configs_are_shipped() -> None:
+    """collector/ ships the single-instance and the gateway config."""
+    assert {c.name for c in CONFIGS} == {"otelcol.yaml", "otelcol-gateway.yaml"}
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda p: p.name)
+def test_config_validates_with_defaults_and_with_test_ports(config: Path, tmp_path: Path) -> None:
+    """`otelcol validate` accepts each shipped config with its compose defaults and with loopback test ports."""
+    base = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    defaults = _validate(config, base)
+    assert defaults.returncode == 0, defaults.stderr
+    env = dict(base, **collector_env(**{
+        names.ENV_OTELCOL_KEPT_EXPORTER: "file/kept",
+        names.ENV_OTELCOL_KEPT_FILE: str(tmp_path / "kept.jsonl"),
+        names.ENV_OTELCOL_TIER2: "[127.0.0.1:14317, 127.0.0.1:24317]",
+    }))
+    overridden = _validate(config, env)
+    assert overridden.returncode == 0, overridden.stderr
+
+
+def test_validate_rejects_a_broken_config(tmp_path: Path) -> None:
+    """The validation step can fail: a pipeline naming an unknown exporter is refused."""
+    broken = tmp_path / "broken.yaml"
+    broken.write_text((COLLECTOR_DIR / "otelcol.yaml").read_text())
+    result = _validate(broken, {"PATH": "/usr/bin:/bin", names.ENV_OTELCOL_KEPT_EXPORTER: "otlp_grpc/nowhere"})
+    assert result.returncode != 0
+    assert "otlp_grpc/nowhere" in result.stderr
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda p: p.name)
+def test_every_env_var_is_named_in_names_py(config: Path) -> None:
+    """Each ${env:VAR} a config reads is an ENV_* constant of citetrace.names (one source of names)."""
+    known = {getattr(names, n) for n in dir(names) if n.startswith("ENV_")}
+    used = {m.group(1) for m in ENV_REF.finditer(config.read_text())}
+    assert used and used <= known, used - known
+
+
+def _policies() -> dict[str, dict[str, Any]]:
+    config = yaml.safe_load((COLLECTOR_DIR / "otelcol.yaml").read_text())
+    return {p["type"] + ":" + p["name"]: p for p in config["processors"]["tail_sampling"]["policies"]}
+
+
+def test_tail_sampling_keys_on_the_summary_and_the_in_process_sample() -> None:
+    """Policies: root-span citetrace.summary.failed / .keep, plus probabilistic 2 % with citetrace's fixed salt."""
+    policies = list(_policies().values())
+    booleans = {p["boolean_attribute"]["key"]: p["boolean_attribute"]["value"]
+                for p in policies if p["type"] == "boolean_attribute"}
+    assert booleans == {names.SUMMARY_FAILED: True, names.SUMMARY_KEEP: True}
+    [prob] = [p["probabilistic"] for p in policies if p["type"] == "probabilistic"]
+    assert prob["hash_salt"] == Settings().sample_salt
+    assert prob["sampling_percentage"] == Settings().sample_percent
+
+
+def _component_types(config: dict[str, Any]) -> set[tuple[str, str]]:
+    kinds = ("receivers", "processors", "exporters", "extensions")
+    return {(kind, name.split("/")[0]) for kind in kinds for name in (config.get(kind) or {})}
+
+
+def test_distribution_has_exactly_the_components_the_configs_use() -> None:
+    """`otelcol components` lists exactly the component types used by the shipped configs: a lean build."""
+    used: set[tuple[str, str]] = set()
+    for config in CONFIGS:
+        used |= _component_types(yaml.safe_load(config.read_text()))
+    listing = yaml.safe_load(subprocess.run([str(collector_binary()), "components"], capture_output=True,
+                                            text=True, check=True).stdout)
+    built = {(kind, c["name"]) for kind in ("receivers", "processors", "exporters", "extensions")
+             for c in listing.get(kind) or []}
+    assert built == used
