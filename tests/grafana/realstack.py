@@ -1,4 +1,4 @@
-"""A real demo agent serving its metrics and a real Prometheus scraping it, both on free loopback ports.
+"""Real demo agents, their metrics (embedded, or from `citetrace serve`), and a real Prometheus scraping them.
 
 Prometheus runs from the committed prometheus/prometheus.yml and rule files; the only rewrites are what a
 test needs: the summarizer's target points at the demo's metrics port, intervals are 1 s, the collector job
@@ -23,6 +23,9 @@ import yaml
 from citetrace._dashboards._promql import JOB_SERVE
 
 ROOT = Path(__file__).resolve().parents[2]
+CITETRACE = Path(sys.executable).with_name("citetrace")
+MODES = ("embedded", "serve")
+"""Where the metrics come from: the demo process itself, or `citetrace serve` fed by the demo over OTLP."""
 LIFETIME_S = 600
 """Hard cap on each process's life (the `timeout` wrapper)."""
 
@@ -73,18 +76,40 @@ class Stack:
         return body["data"]
 
 
-def _demo(tmp: Path) -> tuple[subprocess.Popen[bytes], str, Path]:
+def _demo(tmp: Path, otlp_endpoint: str | None) -> tuple[subprocess.Popen[bytes], str | None, Path]:
+    """The looping demo; with ``otlp_endpoint`` it sends spans there and serves no metrics itself."""
     log = tmp / "demo.log"
-    citetrace = Path(sys.executable).with_name("citetrace")
-    cmd = ["timeout", str(LIFETIME_S), str(citetrace), "demo", "--loop", "--interval", "0.5",
-           "--metrics-port", "0", "--store", f"sqlite:///{tmp / 'store.db'}"]
+    cmd = ["timeout", str(LIFETIME_S), str(CITETRACE), "demo", "--loop", "--interval", "0.5",
+           "--store", f"sqlite:///{tmp / 'demo.db'}"]
+    cmd += ["--no-metrics", "--otlp-endpoint", otlp_endpoint] if otlp_endpoint else ["--metrics-port", "0"]
     proc = subprocess.Popen(cmd, stdout=log.open("wb"), stderr=subprocess.STDOUT, cwd=tmp)
 
     def metrics_url() -> str | None:
         match = re.search(r"metrics (http://127\.0\.0\.1:\d+/metrics)", log.read_text(errors="replace"))
         return match.group(1) if match else None
 
+    if otlp_endpoint:
+        return proc, None, log
     return proc, _wait(metrics_url, "citetrace demo metrics", 60, proc, log), log
+
+
+def _serve(tmp: Path) -> tuple[subprocess.Popen[bytes], str, str]:
+    """``citetrace serve`` on free ports: (process, OTLP endpoint, metrics URL)."""
+    log = tmp / "serve.log"
+    port, metrics_port = free_port(), free_port()
+    cmd = ["timeout", str(LIFETIME_S), str(CITETRACE), "serve", "--port", str(port),
+           "--metrics-port", str(metrics_port), "--store", f"sqlite:///{tmp / 'serve.db'}"]
+    proc = subprocess.Popen(cmd, stdout=log.open("wb"), stderr=subprocess.STDOUT, cwd=tmp)
+    endpoint = f"http://127.0.0.1:{port}"
+
+    def healthy() -> bool:
+        try:
+            return requests.get(f"{endpoint}/healthz", timeout=2).status_code == 200
+        except requests.RequestException:
+            return False
+
+    _wait(healthy, "citetrace serve", 60, proc, log)
+    return proc, endpoint, f"http://127.0.0.1:{metrics_port}/metrics"
 
 
 def _prometheus_config(tmp: Path, target: str) -> Path:
@@ -131,20 +156,26 @@ def _prometheus(tmp: Path, target: str) -> tuple[subprocess.Popen[bytes], str, P
 @dataclass
 class Running:
     stack: Stack
-    demo: subprocess.Popen[bytes]
-    prometheus: subprocess.Popen[bytes]
-    prometheus_log: Path
+    processes: list[subprocess.Popen[bytes]]
 
 
-def start(tmp: Path) -> Iterator[Running]:
-    """Start demo and Prometheus, yield them, stop both."""
-    demo, metrics_url, demo_log = _demo(tmp)
+def start(tmp: Path, mode: str) -> Iterator[Running]:
+    """Start the metrics source for ``mode``, the demo and Prometheus; yield them; stop them all."""
+    processes: list[subprocess.Popen[bytes]] = []
     try:
+        if mode == "serve":
+            serve, endpoint, metrics_url = _serve(tmp)
+            processes.append(serve)
+            processes.append(_demo(tmp, endpoint)[0])
+        else:
+            demo, url, _ = _demo(tmp, None)
+            processes.append(demo)
+            assert url is not None
+            metrics_url = url
         target = metrics_url.removeprefix("http://").removesuffix("/metrics")
-        prom, prom_url, prom_log = _prometheus(tmp, target)
-        try:
-            yield Running(Stack(metrics_url, prom_url), demo, prom, prom_log)
-        finally:
-            _stop(prom)
+        prom, prom_url, _ = _prometheus(tmp, target)
+        processes.append(prom)
+        yield Running(Stack(metrics_url, prom_url), processes)
     finally:
-        _stop(demo)
+        for proc in reversed(processes):
+            _stop(proc)

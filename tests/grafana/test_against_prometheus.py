@@ -16,7 +16,7 @@ from citetrace._dashboards import ALERTS
 from citetrace._dashboards._promql import JOB_SERVE
 
 from .dashboards import ROOT, dashboards, metric_names, panel_queries, variable_queries
-from .realstack import Running, Stack, start
+from .realstack import MODES, Running, Stack, start
 
 pytestmark = pytest.mark.slow
 
@@ -65,10 +65,10 @@ def _panel_cases(stack: Stack) -> list[tuple[str, str, str, dict[str, Any]]]:
     return cases
 
 
-@pytest.fixture(scope="module")
-def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
-    """Demo agents looping with embedded metrics, scraped every second by a real Prometheus."""
-    yield from start(tmp_path_factory.mktemp("realstack"))
+@pytest.fixture(scope="module", params=MODES)
+def running(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
+    """Demo agents looping, their metrics (embedded or via citetrace serve) scraped every second by Prometheus."""
+    yield from start(tmp_path_factory.mktemp(f"realstack-{request.param}"), request.param)
 
 
 @pytest.fixture(scope="module")
