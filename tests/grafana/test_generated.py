@@ -136,3 +136,23 @@ def test_grafana_alert_rules_mirror_the_prometheus_rules() -> None:
     receivers = doc["contactPoints"][0]["receivers"]
     assert receivers[0]["type"] == "webhook"
     assert doc["policies"][0]["receiver"] == doc["contactPoints"][0]["name"]
+
+
+def test_data_links_open_existing_dashboards_with_the_tool_variable() -> None:
+    """Data links on the overview's tool panels open a shipped dashboard that has a `tool` variable."""
+    boards = {b["uid"]: b for b in dashboards().values()}
+    links = [link for p in panels(dashboards()[OVERVIEW]) for link in p["fieldConfig"]["defaults"].get("links", [])]
+    assert len(links) >= 2
+    for link in links:
+        uid = link["url"].split("/d/", 1)[1].split("?", 1)[0]
+        assert uid in boards and "tool" in variable_queries(boards[uid])
+        assert "var-tool=${__field.labels.tool}" in link["url"]
+
+
+def test_operations_doc_describes_every_panel() -> None:
+    """docs/operations.md names every dashboard and every panel title, so the written description stays complete."""
+    doc = (ROOT / "docs" / "operations.md").read_text()
+    for name, board in dashboards().items():
+        assert board["title"] in doc and name in doc
+        missing = [p["title"] for p in panels(board) if p["title"] not in doc]
+        assert missing == [], name

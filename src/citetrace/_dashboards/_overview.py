@@ -15,6 +15,7 @@ from grafana_foundation_sdk.models.dashboard import DashboardLinkType
 
 from citetrace import names
 from citetrace._dashboards._alerts import ALERTS, Alert
+from citetrace._dashboards._drilldown import UID as DRILLDOWN_UID
 from citetrace._dashboards._panels import RATE, Q, query_variable, row, stat_panel, timeseries_panel
 from citetrace._dashboards._promql import JOB_SERVE, per_run_mean, quantile, rate_sum, ratio, sel
 
@@ -22,7 +23,6 @@ __all__ = ["UID", "TITLE", "overview"]
 
 UID = "citetrace-overview"
 TITLE = "Research agent overview"
-DRILLDOWN_UID = "citetrace-tool"
 
 A = names.LABEL_AGENT
 AGENT = "~$agent"
@@ -94,6 +94,7 @@ def _tools_row() -> list[Panel]:
             Q(_per_minute(_calls(), names.LABEL_TOOL, names.LABEL_STATUS), "{{tool}} {{status}}"),
             unit="short",
             stacked=True,
+            drill_to=DRILLDOWN_UID,
         ),
         timeseries_panel(
             "Empty-search, rate-limited and failed-read rates",
@@ -117,6 +118,7 @@ def _tools_row() -> list[Panel]:
               "{{tool}} p95", exemplars=True),
             unit="s",
             width=24,
+            drill_to=DRILLDOWN_UID,
         ),
     ]
 

@@ -72,8 +72,10 @@ def timeseries_panel(
     red_at: float | None = None,
     width: int = 12,
     height: int = 8,
+    drill_to: str | None = None,
 ) -> timeseries.Panel:
-    """A time series panel; ``red_at`` draws the alert threshold as a red line."""
+    """A time series panel; ``red_at`` draws the alert threshold as a red line; ``drill_to`` (a dashboard
+    uid) adds a data link that opens that dashboard for the clicked series' tool."""
     panel = (
         timeseries.Panel()
         .title(title)
@@ -95,6 +97,12 @@ def timeseries_panel(
         panel = panel.thresholds_style(
             common_builders.GraphThresholdsStyleConfig().mode(common.GraphThresholdsStyleMode.LINE)
         )
+    if drill_to is not None:
+        panel = panel.data_links([
+            dashboard.DashboardLink("Drill into ${__field.labels.tool}").url(
+                f"/d/{drill_to}?var-tool=${{__field.labels.tool}}&${{agent:queryparam}}&${{__url_time_range}}"
+            )
+        ])
     if stacked:
         panel = panel.stacking(common_builders.StackingConfig().mode(common.StackingMode.NORMAL)).fill_opacity(60)
     return panel
