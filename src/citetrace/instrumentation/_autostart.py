@@ -25,8 +25,11 @@ _started = False
 
 PTH_LINE = (
     "import os; os.environ.get('CITETRACE_AUTO_INSTRUMENT', '').strip().lower() not in "
-    "('', '0', 'false', 'no', 'off') and "
-    "__import__('citetrace.instrumentation._autostart', fromlist=['start']).start()"
+    "('', '0', 'false', 'no', 'off') and exec("
+    "'try:\\n from citetrace.instrumentation._autostart import start\\n start()\\n"
+    "except Exception as exc:\\n import sys\\n print(\\'citetrace: CITETRACE_AUTO_INSTRUMENT is set but citetrace "
+    "could not be imported at start-up (%s: %s); running without tracing\\' % (type(exc).__name__, exc), "
+    "file=sys.stderr)\\n')"
 )
 """The exact content of the ``.pth`` file (a test keeps the file and this constant equal)."""
 
