@@ -132,3 +132,28 @@ def test_parser_never_crashes_and_spans_are_ordered(parts: list[str]) -> None:
     for s in r.sentences:
         assert ends <= s.start < s.end <= len(report)
         ends = s.end
+
+
+def test_hard_wrapped_line_starting_with_a_marker_is_body_text() -> None:
+    """A body line that starts with a marker (a wrapped sentence) is not mistaken for a reference entry."""
+    r = parse_report("Unemployment rose to 4.2% in March 2024.\n[1] Wages rose 3.1 percent.\n\n"
+                     "## References\n[1] https://a.example/one\n[2] Smith, J. (2020). A report without a link.\n")
+    assert [(s.text, [c.url for c in s.citations]) for s in r.sentences if s.needs_citation] == [
+        ("Unemployment rose to 4.2% in March 2024.", ["https://a.example/one"]), ("Wages rose 3.1 percent.", [])]
+    assert r.references == {"1": "https://a.example/one", "2": None}
+
+
+def test_progress_bar_draws_when_forced() -> None:
+    """The progress bar redraws in place and ends with a newline; it stays silent off a terminal."""
+    import io
+
+    from citetrace.eval._format import ProgressBar
+
+    out = io.StringIO()
+    bar = ProgressBar("pairs", out, force=True, width=4)
+    bar(1, 2)
+    bar(2, 2)
+    assert out.getvalue() == "\r[##..] 1/2 pairs\r[####] 2/2 pairs\n"
+    quiet = io.StringIO()
+    ProgressBar("pairs", quiet)(1, 2)
+    assert quiet.getvalue() == ""

@@ -73,7 +73,10 @@ def _references(text: str) -> tuple[dict[str, str | None], frozenset[int]]:
         if line.lstrip().startswith("#"):
             in_refs = False
         d = _REF_DEF.match(line)
-        if d and (d.group(1) or d.group(2).isdigit() or _first_url(d.group(3))):
+        footnote = d is not None and d.group(1) == "^" and line[d.end(2) + 1:d.end(2) + 2] == ":"
+        # "[3] text" is an entry only with a URL or under a references heading: a hard-wrapped body line may
+        # start with a marker too.
+        if d and (footnote or (not d.group(1) and (in_refs or _first_url(d.group(3))))):
             key = ("^" if d.group(1) else "") + d.group(2)
             refs[key] = _first_url(d.group(3))
             skip.add(i)
