@@ -50,6 +50,13 @@ def _wait(predicate: Any, what: str, deadline_s: float, proc: subprocess.Popen[b
     raise AssertionError(f"{what}: not ready after {deadline_s}s:\n{log.read_text()[-3000:]}")
 
 
+def _http_ok(url: str) -> bool:
+    try:
+        return requests.get(url, timeout=2).status_code == 200
+    except requests.RequestException:
+        return False
+
+
 def _stop(proc: subprocess.Popen[bytes]) -> None:
     if proc.poll() is None:
         proc.terminate()
@@ -101,14 +108,7 @@ def _serve(tmp: Path) -> tuple[subprocess.Popen[bytes], str, str]:
            "--metrics-port", str(metrics_port), "--store", f"sqlite:///{tmp / 'serve.db'}"]
     proc = subprocess.Popen(cmd, stdout=log.open("wb"), stderr=subprocess.STDOUT, cwd=tmp)
     endpoint = f"http://127.0.0.1:{port}"
-
-    def healthy() -> bool:
-        try:
-            return requests.get(f"{endpoint}/healthz", timeout=2).status_code == 200
-        except requests.RequestException:
-            return False
-
-    _wait(healthy, "citetrace serve", 60, proc, log)
+    _wait(lambda: _http_ok(f"{endpoint}/healthz"), "citetrace serve", 60, proc, log)
     return proc, endpoint, f"http://127.0.0.1:{metrics_port}/metrics"
 
 
@@ -142,14 +142,7 @@ def _prometheus(tmp: Path, target: str) -> tuple[subprocess.Popen[bytes], str, P
            "--enable-feature=exemplar-storage", "--log.level=warn"]
     proc = subprocess.Popen(cmd, stdout=log.open("wb"), stderr=subprocess.STDOUT, cwd=tmp)
     url = f"http://127.0.0.1:{port}"
-
-    def ready() -> bool:
-        try:
-            return requests.get(f"{url}/-/ready", timeout=2).status_code == 200
-        except requests.RequestException:
-            return False
-
-    _wait(ready, "prometheus", 60, proc, log)
+    _wait(lambda: _http_ok(f"{url}/-/ready"), "prometheus", 60, proc, log)
     return proc, url, log
 
 

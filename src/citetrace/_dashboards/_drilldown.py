@@ -9,10 +9,9 @@ from __future__ import annotations
 from grafana_foundation_sdk.builders import dashboard
 from grafana_foundation_sdk.cog.builder import Builder
 from grafana_foundation_sdk.models import dashboard as model
-from grafana_foundation_sdk.models.dashboard import DashboardLinkType
 
 from citetrace import names
-from citetrace._dashboards._panels import RATE, Q, query_variable, row, timeseries_panel
+from citetrace._dashboards._panels import RATE, Q, new_dashboard, query_variable, row, timeseries_panel
 from citetrace._dashboards._promql import quantile, rate_sum, ratio, sel
 
 __all__ = ["UID", "TITLE", "drilldown"]
@@ -88,13 +87,10 @@ def _status_share() -> str:
 def drilldown() -> dashboard.Dashboard:
     """The tool drill-down dashboard builder."""
     board = (
-        dashboard.Dashboard(TITLE)
-        .uid(UID)
-        .description("One tool in detail: statuses, latency with exemplars, and which agents call it.")
-        .tags(["citetrace"])
-        .refresh("30s")
-        .time("now-1h", "now")
-        .timezone("browser")
+        new_dashboard(
+            TITLE, UID, "One tool in detail: statuses, latency with exemplars, and which agents call it.",
+            "Research agent overview",
+        )
         .with_variable(
             query_variable(
                 "agent", "Agent", f"label_values({names.METRIC_TOOL_CALLS_TOTAL}, {A})", multi=True,
@@ -107,13 +103,6 @@ def drilldown() -> dashboard.Dashboard:
                 multi=False,
                 description="The tool to drill into (gen_ai.tool.name; 'other' collects names past the cap).",
             )
-        )
-        .link(
-            dashboard.DashboardLink("Research agent overview")
-            .type(DashboardLinkType.DASHBOARDS)
-            .tags(["citetrace"])
-            .include_vars(True)
-            .keep_time(True)
         )
         .with_row(row("Tool"))
     )

@@ -11,12 +11,11 @@ from typing import TypeAlias
 from grafana_foundation_sdk.builders import dashboard
 from grafana_foundation_sdk.cog.builder import Builder
 from grafana_foundation_sdk.models import dashboard as model
-from grafana_foundation_sdk.models.dashboard import DashboardLinkType
 
 from citetrace import names
 from citetrace._dashboards._alerts import ALERTS, Alert
 from citetrace._dashboards._drilldown import UID as DRILLDOWN_UID
-from citetrace._dashboards._panels import RATE, Q, query_variable, row, stat_panel, timeseries_panel
+from citetrace._dashboards._panels import RATE, Q, new_dashboard, query_variable, row, stat_panel, timeseries_panel
 from citetrace._dashboards._promql import JOB_SERVE, per_run_mean, quantile, rate_sum, ratio, sel
 
 __all__ = ["UID", "TITLE", "overview"]
@@ -204,29 +203,16 @@ def _health_row() -> list[Panel]:
 
 def overview() -> dashboard.Dashboard:
     """The overview dashboard builder."""
-    board = (
-        dashboard.Dashboard(TITLE)
-        .uid(UID)
-        .description("Research agents traced by citetrace: outcomes, tools, per-run behaviour, citations.")
-        .tags(["citetrace"])
-        .refresh("30s")
-        .time("now-1h", "now")
-        .timezone("browser")
-        .with_variable(
-            query_variable(
-                "agent",
-                "Agent",
-                f"label_values({names.METRIC_RUNS_TOTAL}, {A})",
-                multi=True,
-                description="Agents (gen_ai.agent.name, or the service name) that finished a run.",
-            )
-        )
-        .link(
-            dashboard.DashboardLink("Tool drill-down")
-            .type(DashboardLinkType.DASHBOARDS)
-            .tags(["citetrace"])
-            .include_vars(True)
-            .keep_time(True)
+    board = new_dashboard(
+        TITLE, UID, "Research agents traced by citetrace: outcomes, tools, per-run behaviour, citations.",
+        "Tool drill-down",
+    ).with_variable(
+        query_variable(
+            "agent",
+            "Agent",
+            f"label_values({names.METRIC_RUNS_TOTAL}, {A})",
+            multi=True,
+            description="Agents (gen_ai.agent.name, or the service name) that finished a run.",
         )
     )
     sections = (

@@ -12,6 +12,7 @@ from grafana_foundation_sdk.builders import common as common_builders
 from grafana_foundation_sdk.builders import dashboard, prometheus, stat, timeseries
 from grafana_foundation_sdk.models import common
 from grafana_foundation_sdk.models.dashboard import (
+    DashboardLinkType,
     DataSourceRef,
     Threshold,
     ThresholdsMode,
@@ -21,7 +22,13 @@ from grafana_foundation_sdk.models.dashboard import (
 
 from citetrace._dashboards._datasources import PROMETHEUS_UID
 
-__all__ = ["Q", "PROMETHEUS", "RATE", "RANGE", "timeseries_panel", "stat_panel", "query_variable", "row"]
+__all__ = [
+    "Q", "PROMETHEUS", "RATE", "RANGE", "TAG",
+    "timeseries_panel", "stat_panel", "query_variable", "new_dashboard", "row",
+]
+
+TAG = "citetrace"
+"""Tag of every citetrace dashboard (dashboard links list the dashboards with it)."""
 
 PROMETHEUS = DataSourceRef(type_val="prometheus", uid=PROMETHEUS_UID)
 RATE = "$__rate_interval"
@@ -142,6 +149,26 @@ def query_variable(name: str, label: str, query: str, *, multi: bool, descriptio
     if multi:
         variable = variable.all_value(".*")
     return variable
+
+
+def new_dashboard(title: str, uid: str, description: str, link_title: str) -> dashboard.Dashboard:
+    """A citetrace dashboard: tagged, 30 s refresh, last hour, linked to the other citetrace dashboards."""
+    return (
+        dashboard.Dashboard(title)
+        .uid(uid)
+        .description(description)
+        .tags([TAG])
+        .refresh("30s")
+        .time("now-1h", "now")
+        .timezone("browser")
+        .link(
+            dashboard.DashboardLink(link_title)
+            .type(DashboardLinkType.DASHBOARDS)
+            .tags([TAG])
+            .include_vars(True)
+            .keep_time(True)
+        )
+    )
 
 
 def row(title: str) -> dashboard.Row:
