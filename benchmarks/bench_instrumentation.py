@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import shutil
 import statistics
 import subprocess
@@ -165,12 +166,27 @@ def bench_startup(starts: int) -> dict[str, float]:
         configs = {"startup.without_hook": (empty, base_env), "startup.hook_off": (hooked, base_env),
                    "startup.hook_on": (hooked, on_env)}
         samples: dict[str, list[float]] = {name: [] for name in configs}
+        order = list(configs)
         for _ in range(starts):
-            for name, (site_dir, env) in configs.items():
+            random.shuffle(order)  # no configuration always runs first (cold caches, CPU frequency)
+            for name in order:
+                site_dir, env = configs[name]
                 start = time.perf_counter()
                 subprocess.run([sys.executable, "-S", "-c", code, str(site_dir)], env=env, check=True)
                 samples[name].append(time.perf_counter() - start)
-    return {name: statistics.median(values) for name, values in samples.items()}
+    result = {name: statistics.median(values) for name, values in samples.items()}
+    line = compile((pth if pth.exists() else src_pth).read_text(), "pth", "exec")
+    saved = os.environ.pop("CITETRACE_AUTO_INSTRUMENT", None)
+    try:
+        n = 20_000
+        start = time.perf_counter()
+        for _ in range(n):
+            exec(line, {})
+        result["pth_line_off_in_process"] = (time.perf_counter() - start) / n
+    finally:
+        if saved is not None:
+            os.environ["CITETRACE_AUTO_INSTRUMENT"] = saved
+    return result
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -192,6 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     overhead = calls["tavily.patched"] - calls["tavily.unpatched"]
     print(f"tavily patched overhead: {overhead * 1e6:.1f} us/call = {overhead / unit:.2f} handwritten spans")
     starts = bench_startup(args.starts)
+    print(f"the .pth line itself with the variable unset: {starts.pop('pth_line_off_in_process') * 1e6:.2f} us")
     base = starts["startup.without_hook"]
     for name, value in starts.items():
         print(f"{name:24} {value * 1e3:8.2f} ms  ({(value - base) * 1e3:+.2f} ms vs without hook)")

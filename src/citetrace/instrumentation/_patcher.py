@@ -174,13 +174,19 @@ class Patcher:
 
             return awrapper
 
+        pass_instance = row.pass_instance
+        open_scope, close_scope = _probe.open_scope, _probe.close_scope
+
         def wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
             if not patcher.active:
                 return wrapped(*args, **kwargs)
-            with _probe.scope():
-                if row.pass_instance:
+            opened = open_scope()
+            try:
+                if pass_instance:
                     return invoke(spec, _dropping_first(wrapped), (instance, *args), kwargs)
                 return invoke(spec, wrapped, args, kwargs)
+            finally:
+                close_scope(opened)
 
         return wrapper
 

@@ -12,12 +12,11 @@ price of not reaching into the library's private state.
 
 from __future__ import annotations
 
-import threading
-from contextvars import ContextVar
-from typing import Any, Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar, Token
+from typing import Any, Callable, Iterator
 
-__all__ = ["scope", "record", "saw", "saw_failure", "last_status", "status_recorder"]
+__all__ = ["scope", "open_scope", "close_scope", "record", "saw", "saw_failure", "last_status", "status_recorder"]
 
 
 class _Seen:
@@ -31,26 +30,34 @@ class _Seen:
 
 _SCOPE: ContextVar[_Seen | None] = ContextVar("citetrace_http_probe", default=None)
 _open: set[_Seen] = set()
-_lock = threading.Lock()
+
+
+def open_scope() -> tuple[Token[_Seen | None], _Seen] | None:
+    """Start collecting statuses for one tool call; None when a scope is already open (nested calls share
+    it). Cheap on purpose (it runs on every wrapped call): a context-variable set and a set insert."""
+    if _SCOPE.get() is not None:
+        return None
+    seen = _Seen()
+    _open.add(seen)  # set.add/discard are atomic under the GIL; readers copy with tuple()
+    return _SCOPE.set(seen), seen
+
+
+def close_scope(opened: tuple[Token[_Seen | None], _Seen] | None) -> None:
+    """End a scope returned by ``open_scope``."""
+    if opened is not None:
+        token, seen = opened
+        _open.discard(seen)
+        _SCOPE.reset(token)
 
 
 @contextmanager
-def scope() -> Iterator[_Seen]:
-    """Collect statuses recorded until the block ends (nested scopes share the outer one)."""
-    outer = _SCOPE.get()
-    if outer is not None:
-        yield outer
-        return
-    seen = _Seen()
-    token = _SCOPE.set(seen)
-    with _lock:
-        _open.add(seen)
+def scope() -> Iterator[None]:
+    """``open_scope``/``close_scope`` as a context manager (for tests and async code)."""
+    opened = open_scope()
     try:
-        yield seen
+        yield
     finally:
-        with _lock:
-            _open.discard(seen)
-        _SCOPE.reset(token)
+        close_scope(opened)
 
 
 def record(status: Any) -> None:
@@ -61,11 +68,7 @@ def record(status: Any) -> None:
     if seen is not None:
         seen.statuses.append(status)
         return
-    if not _open:
-        return
-    with _lock:
-        targets = tuple(_open)
-    for target in targets:
+    for target in tuple(_open):
         target.statuses.append(status)
 
 
