@@ -150,3 +150,12 @@ def test_eval_exports_evaluation_events_over_otlp(db: str, monkeypatch: pytest.M
     labels = [next(a.value.string_value for a in e.attributes if a.key == names.GEN_AI_EVALUATION_SCORE_LABEL)
               for e in events]
     assert labels == ["PARTIAL", "PARTIAL", "UNFETCHED"]
+
+
+def test_corrupt_store_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A store file that is not a database gives one line naming the store, not a traceback."""
+    bad = tmp_path / "bad.db"
+    bad.write_bytes(b"this is not an sqlite database at all" * 100)
+    assert main(["eval", "run-1", "--store", f"sqlite:///{bad}", "--offline"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and str(bad) in err

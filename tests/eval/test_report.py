@@ -157,3 +157,30 @@ def test_progress_bar_draws_when_forced() -> None:
     quiet = io.StringIO()
     ProgressBar("pairs", quiet)(1, 2)
     assert quiet.getvalue() == ""
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=400))
+def test_arbitrary_text_parses_or_raises_a_parse_error(text: str) -> None:
+    """Any text either parses, with every citation inside its sentence's span, or raises ReportParseError."""
+    try:
+        r = parse_report(text)
+    except ReportParseError:
+        return
+    for s in r.sentences:
+        assert 0 <= s.start < s.end <= len(text)
+        assert all(s.start <= c.start < s.end for c in s.citations)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="Ab1 .?:[]^()#|-*>`\nhtps:/x", max_size=200))
+def test_markdown_soup_parses_or_raises_a_parse_error(text: str) -> None:
+    """Dense markdown punctuation never crashes the parser; spans stay ordered and inside the text."""
+    try:
+        r = parse_report(text)
+    except ReportParseError:
+        return
+    last = 0
+    for s in r.sentences:
+        assert last <= s.start < s.end <= len(text)
+        last = s.end

@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import shlex
+import sqlite3
 import subprocess
 import sys
 from typing import Any, Sequence
@@ -75,8 +76,8 @@ def register(subparsers: Any) -> None:
 def _store(args: argparse.Namespace) -> Store:
     try:
         return open_store(args.store)
-    except (ValueError, OSError) as exc:
-        raise CommandError(f"cannot open the run store: {exc}") from exc
+    except (ValueError, OSError, sqlite3.Error) as exc:
+        raise CommandError(f"cannot open the run store {args.store or '(default)'}: {exc}") from exc
 
 
 def _judge(args: argparse.Namespace) -> Judge:

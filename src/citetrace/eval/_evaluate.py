@@ -149,7 +149,10 @@ def evaluate_report(
     """Evaluate ``text`` as the report of ``run_id`` against what that run stored."""
     judge = judge or make_judge("deterministic")
     report = parse_report(text)
-    index = RunIndex.load(store, run_id)
+    try:
+        index = RunIndex.load(store, run_id)
+    except Exception as exc:
+        raise EvalError(f"cannot read the documents of run {run_id!r} from the store {store.uri}: {exc}") from exc
     results = [PairResult(p, has_citation=p.marker is not None) for p in make_pairs(report.sentences)]
     cited = [r for r in results if r.has_citation]
     liveness = {}
@@ -200,7 +203,10 @@ def evaluate_run(
     progress: Progress | None = None,
 ) -> RunEvaluation:
     """Evaluate a stored run, using its recorded answer unless ``report`` text is given."""
-    run = store.get_run(run_id)
+    try:
+        run = store.get_run(run_id)
+    except Exception as exc:  # a broken or locked store must be named, not dumped as a traceback
+        raise EvalError(f"cannot read run {run_id!r} from the store {store.uri}: {exc}") from exc
     if run is None:
         raise EvalError(f"no run {run_id!r} in the store {store.uri}")
     text = report if report is not None else run.answer

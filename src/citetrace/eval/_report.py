@@ -113,8 +113,9 @@ def _citations(text: str, refs: dict[str, str | None], skip: frozenset[int]) -> 
     chars = list(text)
     found: list[Citation] = []
     taken = [False] * len(text)
+    lines = line_spans(text)
     for idx in skip:  # reference lines are not body text
-        ls, le = line_spans(text)[idx]
+        ls, le = lines[idx]
         for k in range(ls, le):
             taken[k] = True
 

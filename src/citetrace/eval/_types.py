@@ -73,15 +73,6 @@ class Sentence:
     needs_citation: bool = True
     reason: str = "claim"
 
-    @property
-    def urls(self) -> tuple[str | None, ...]:
-        """Distinct cited URLs in order (None for each unresolved marker)."""
-        seen: list[str | None] = []
-        for c in self.citations:
-            if c.url is None or c.url not in seen:
-                seen.append(c.url)
-        return tuple(seen)
-
 
 @dataclass(frozen=True)
 class Pair:
