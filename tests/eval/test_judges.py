@@ -100,6 +100,7 @@ def test_auto_judge_picks_llm_only_with_endpoint_and_model() -> None:
     ("nli", {}, "needs --nli-model"),
     ("nli", {"nli_model": "/nonexistent/model"}, "not found"),
     ("magic", {}, "unknown judge"),
+    ("auto", {"model": "m"}, "--judge-model m given but OPENAI_BASE_URL is not set"),
 ])
 def test_judge_factory_names_what_is_missing(kind: str, kwargs: dict[str, str], message: str) -> None:
     """A judge that cannot be built raises ValueError naming the missing piece."""

@@ -42,12 +42,15 @@ def make_judge(
 ) -> Judge:
     """Build a judge; ValueError names what is missing (endpoint, model, NLI path)."""
     env = os.environ if environ is None else environ
+    explicit_model = model
     base_url = base_url or env.get(names.ENV_OPENAI_BASE_URL) or None
     api_key = api_key or env.get(names.ENV_OPENAI_API_KEY) or None
     model = model or env.get(names.ENV_JUDGE_MODEL) or None
     if kind not in JUDGE_KINDS:
         raise ValueError(f"unknown judge {kind!r}; expected one of {', '.join(JUDGE_KINDS)}")
     if kind == "auto":
+        if explicit_model and not base_url:
+            raise ValueError(f"--judge-model {explicit_model} given but {names.ENV_OPENAI_BASE_URL} is not set")
         kind = "llm" if base_url and model else "deterministic"
     if kind == "deterministic":
         return DeterministicJudge()
