@@ -76,3 +76,15 @@ def one_tool_span(cap: Captured) -> dict[str, Any]:
 def status_of(cap: Captured) -> str:
     """``citetrace.tool.status`` of the single tool span."""
     return str(one_tool_span(cap)[names.TOOL_STATUS])
+
+
+def assert_restores(targets: list[tuple[Any, str]]) -> None:
+    """instrument() replaces each ``owner.__dict__[attr]``; uninstrument() puts the very same object back."""
+    before = [vars(owner)[attr] for owner, attr in targets]
+    instrumentor = CiteTraceInstrumentor()
+    instrumentor.instrument(tools="")
+    try:
+        assert all(vars(owner)[attr] is not old for (owner, attr), old in zip(targets, before))
+    finally:
+        instrumentor.uninstrument()
+    assert all(vars(owner)[attr] is old for (owner, attr), old in zip(targets, before))

@@ -18,7 +18,7 @@ from citetrace.instrumentation import CiteTraceInstrumentor
 from citetrace.testing import Captured
 
 from ._net import FakePrimp, LocalServer
-from .conftest import not_recording, one_tool_span, status_of
+from .conftest import assert_restores, not_recording, one_tool_span, status_of
 
 DDG_PATH = "/html.duckduckgo.com/html/"
 BING_PATH = "/www.bing.com/search"
@@ -117,14 +117,7 @@ def test_uninstrument_restores(cap: Captured, primp: LocalServer) -> None:
     """uninstrument restores DDGS.text/.news and the primp-boundary probe exactly."""
     import ddgs.ddgs as ddgs_mod
 
-    before = {m: vars(ddgs_mod.DDGS)[m] for m in ("text", "news")}
-    probe_before = vars(ddgs.http_client.HttpClient)["request"]
-    instrumentor = CiteTraceInstrumentor()
-    instrumentor.instrument(tools="")
-    assert vars(ddgs.http_client.HttpClient)["request"] is not probe_before
-    instrumentor.uninstrument()
-    assert all(vars(ddgs_mod.DDGS)[m] is original for m, original in before.items())
-    assert vars(ddgs.http_client.HttpClient)["request"] is probe_before
+    assert_restores([(ddgs_mod.DDGS, "text"), (ddgs_mod.DDGS, "news"), (ddgs.http_client.HttpClient, "request")])
     primp.routes[DDG_PATH] = (200, ddg_html(1), "text/html")
     text("q")
     assert cap.tool_spans() == []

@@ -14,7 +14,7 @@ from citetrace import names
 from citetrace.instrumentation import CiteTraceInstrumentor
 from citetrace.testing import Captured
 
-from .conftest import not_recording, one_tool_span, status_of
+from .conftest import assert_restores, not_recording, one_tool_span, status_of
 
 API = "https://api.exa.ai"
 PAGE = "Exa page text that is long enough to be a real read of the page."
@@ -95,12 +95,7 @@ async def test_async_search(instrumented: CiteTraceInstrumentor, cap: Captured) 
 @responses.activate
 def test_uninstrument_restores(cap: Captured) -> None:
     """uninstrument puts the original methods back; calls then make no span."""
-    originals = {m: vars(exa_api.Exa)[m] for m in ("search", "search_and_contents", "get_contents")}
-    instrumentor = CiteTraceInstrumentor()
-    instrumentor.instrument(tools="")
-    assert all(vars(exa_api.Exa)[m] is not original for m, original in originals.items())
-    instrumentor.uninstrument()
-    assert all(vars(exa_api.Exa)[m] is original for m, original in originals.items())
+    assert_restores([(exa_api.Exa, m) for m in ("search", "search_and_contents", "get_contents")])
     responses.post(f"{API}/search", json=_results(1))
     Exa(api_key="k").search("q")
     assert cap.tool_spans() == []

@@ -12,7 +12,7 @@ from citetrace import names
 from citetrace.instrumentation import CiteTraceInstrumentor
 from citetrace.testing import Captured
 
-from .conftest import not_recording, one_tool_span, status_of
+from .conftest import assert_restores, not_recording, one_tool_span, status_of
 
 API = "https://api.firecrawl.dev"
 MARKDOWN = "# Firecrawl page\n\nEnough markdown text to be a real read of the page."
@@ -80,12 +80,7 @@ def test_exception_is_error(instrumented: CiteTraceInstrumentor, cap: Captured) 
 @responses.activate
 def test_uninstrument_restores(cap: Captured) -> None:
     """uninstrument restores FirecrawlClient.scrape/.search; new clients then make no span."""
-    before = {m: vars(v2_client.FirecrawlClient)[m] for m in ("scrape", "search")}
-    instrumentor = CiteTraceInstrumentor()
-    instrumentor.instrument(tools="")
-    assert all(vars(v2_client.FirecrawlClient)[m] is not old for m, old in before.items())
-    instrumentor.uninstrument()
-    assert all(vars(v2_client.FirecrawlClient)[m] is old for m, old in before.items())
+    assert_restores([(v2_client.FirecrawlClient, "scrape"), (v2_client.FirecrawlClient, "search")])
     responses.post(f"{API}/v2/search", json={"success": True, "data": {"web": WEB}})
     client().search("q")
     assert cap.tool_spans() == []

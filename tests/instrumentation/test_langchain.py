@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import warnings
 
-import ddgs.ddgs as ddgs_mod
 import ddgs.http_client
 import pytest
 import requests
@@ -20,7 +19,7 @@ from citetrace.instrumentation import CiteTraceInstrumentor
 from citetrace.testing import Captured
 
 from ._net import FakePrimp, LocalServer
-from .conftest import not_recording, one_tool_span, status_of
+from .conftest import assert_restores, not_recording, one_tool_span, status_of
 from .test_ddgs import DDG_PATH, ddg_html
 
 TAVILY = "https://api.tavily.com/search"
@@ -111,14 +110,8 @@ def test_ddg_run_tool(instrumented: CiteTraceInstrumentor, cap: Captured, primp:
 @responses.activate
 def test_uninstrument_restores(cap: Captured) -> None:
     """uninstrument restores the LangChain methods exactly."""
-    targets = [(tavily_tool.TavilySearchResults, "_run"), (DuckDuckGoSearchResults, "_run"),
-               (TavilySearchAPIRetriever, "_get_relevant_documents")]
-    before = [vars(cls)[attr] for cls, attr in targets]
-    instrumentor = CiteTraceInstrumentor()
-    instrumentor.instrument(tools="")
-    assert all(vars(cls)[attr] is not old for (cls, attr), old in zip(targets, before))
-    instrumentor.uninstrument()
-    assert all(vars(cls)[attr] is old for (cls, attr), old in zip(targets, before))
+    assert_restores([(tavily_tool.TavilySearchResults, "_run"), (DuckDuckGoSearchResults, "_run"),
+                     (TavilySearchAPIRetriever, "_get_relevant_documents")])
     responses.post(TAVILY, json=RESULTS)
     tavily_results_tool().invoke({"query": "q"})
     assert cap.tool_spans() == []

@@ -15,7 +15,7 @@ from citetrace.capture._extract import query_hash
 from citetrace.instrumentation import CiteTraceInstrumentor
 from citetrace.testing import Captured
 
-from .conftest import not_recording, one_tool_span, status_of
+from .conftest import assert_restores, not_recording, one_tool_span, status_of
 
 URL = "https://serpapi.com/search"
 ORGANIC = {"organic_results": [{"position": i, "link": f"https://serp.example/{i}", "title": "t"} for i in range(4)]}
@@ -95,14 +95,8 @@ def test_google_search_empty(instrumented: CiteTraceInstrumentor, cap: Captured)
 @responses.activate
 def test_uninstrument_restores(cap: Captured) -> None:
     """uninstrument restores Client.search and SerpApiClient.get_json/get_response exactly."""
-    targets = [(serpapi.core.Client, "search"), (serpapi.serp_api_client.SerpApiClient, "get_json"),
-               (serpapi.serp_api_client.SerpApiClient, "get_response")]
-    before = [vars(cls)[attr] for cls, attr in targets]
-    instrumentor = CiteTraceInstrumentor()
-    instrumentor.instrument(tools="")
-    assert all(vars(cls)[attr] is not old for (cls, attr), old in zip(targets, before))
-    instrumentor.uninstrument()
-    assert all(vars(cls)[attr] is old for (cls, attr), old in zip(targets, before))
+    assert_restores([(serpapi.core.Client, "search"), (serpapi.serp_api_client.SerpApiClient, "get_json"),
+                     (serpapi.serp_api_client.SerpApiClient, "get_response")])
     responses.get(URL, json=ORGANIC)
     GoogleSearch({"q": "a", "api_key": "k"}).get_dict()
     assert cap.tool_spans() == []

@@ -16,7 +16,7 @@ from citetrace.instrumentation import CiteTraceInstrumentor
 from citetrace.testing import Captured
 
 from ._net import FakePrimp, LocalServer
-from .conftest import not_recording, one_tool_span, status_of
+from .conftest import assert_restores, not_recording, one_tool_span, status_of
 from .test_ddgs import DDG_PATH, ddg_html
 
 LITE = "https://lite.duckduckgo.com/lite/"
@@ -123,12 +123,7 @@ def test_visit_webpage_exception(instrumented: CiteTraceInstrumentor, cap: Captu
 def test_uninstrument_restores(cap: Captured) -> None:
     """uninstrument restores the three forward methods exactly."""
     classes = (default_tools.DuckDuckGoSearchTool, default_tools.WebSearchTool, default_tools.VisitWebpageTool)
-    before = [vars(cls)["forward"] for cls in classes]
-    instrumentor = CiteTraceInstrumentor()
-    instrumentor.instrument(tools="")
-    assert all(vars(cls)["forward"] is not old for cls, old in zip(classes, before))
-    instrumentor.uninstrument()
-    assert all(vars(cls)["forward"] is old for cls, old in zip(classes, before))
+    assert_restores([(cls, "forward") for cls in classes])
     responses.get(PAGE_URL, body=PAGE)
     VisitWebpageTool()(PAGE_URL)
     assert cap.tool_spans() == []

@@ -15,7 +15,7 @@ from citetrace.instrumentation import CiteTraceInstrumentor
 from citetrace.store import parse_ref
 from citetrace.testing import Captured
 
-from .conftest import not_recording, one_tool_span, status_of
+from .conftest import assert_restores, not_recording, one_tool_span, status_of
 
 API = "https://api.tavily.com"
 RESULTS = {"query": "q", "results": [{"url": f"https://ex.org/{i}", "title": "t", "content": "c"} for i in range(3)]}
@@ -106,12 +106,8 @@ async def test_async_429(instrumented: CiteTraceInstrumentor, cap: Captured) -> 
 @responses.activate
 def test_uninstrument_restores_and_stops_spans(cap: Captured) -> None:
     """After uninstrument the methods are the original objects again and calls make no span."""
-    original = vars(tavily.tavily.TavilyClient)["search"]
-    instrumentor = CiteTraceInstrumentor()
-    instrumentor.instrument(tools="")
-    assert vars(tavily.tavily.TavilyClient)["search"] is not original
-    instrumentor.uninstrument()
-    assert vars(tavily.tavily.TavilyClient)["search"] is original
+    assert_restores([(tavily.tavily.TavilyClient, "search"), (tavily.tavily.TavilyClient, "extract"),
+                     (tavily.async_tavily.AsyncTavilyClient, "search")])
     responses.post(f"{API}/search", json=RESULTS)
     assert TavilyClient(api_key="k").search("q") == RESULTS
     assert cap.tool_spans() == []

@@ -14,7 +14,7 @@ from citetrace.instrumentation import CiteTraceInstrumentor
 from citetrace.testing import Captured
 
 from ._net import LocalServer
-from .conftest import not_recording, one_tool_span, status_of
+from .conftest import assert_restores, not_recording, one_tool_span, status_of
 
 PAGE = "<html><body><article><p>" + "A paragraph of real page text. " * 20 + "</p></article></body></html>"
 
@@ -82,13 +82,8 @@ def test_fetch_url_exception_is_error(instrumented: CiteTraceInstrumentor, cap: 
 
 def test_uninstrument_restores(cap: Captured, server: LocalServer, config: ConfigParser) -> None:
     """uninstrument puts back trafilatura.fetch_url and downloads.fetch_url exactly."""
-    before = (vars(trafilatura)["fetch_url"], vars(trafilatura.downloads)["fetch_url"])
-    instrumentor = CiteTraceInstrumentor()
-    instrumentor.instrument(tools="")
-    assert vars(trafilatura)["fetch_url"] is not before[0]
-    instrumentor.uninstrument()
-    assert vars(trafilatura)["fetch_url"] is before[0]
-    assert vars(trafilatura.downloads)["fetch_url"] is before[1]
+    assert_restores([(trafilatura, "fetch_url"), (trafilatura.downloads, "fetch_url"),
+                     (trafilatura.downloads, "fetch_response")])
     server.routes["/page"] = (200, PAGE, "text/html")
     trafilatura.fetch_url(f"{server.base}/page", config=config)
     assert cap.tool_spans() == []
