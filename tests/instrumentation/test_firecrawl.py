@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import httpx
 import pytest
 import requests
+import respx
 import responses
-from firecrawl import Firecrawl, RateLimitError
+from firecrawl import AsyncFirecrawl, Firecrawl, RateLimitError
 from firecrawl.v2 import client as v2_client
 
 from citetrace import names
@@ -105,3 +107,18 @@ def test_not_recording(instrumented: CiteTraceInstrumentor) -> None:
     with not_recording() as exporter:
         assert client().scrape("https://fc.example/page").markdown == MARKDOWN
     assert exporter.get_finished_spans() == ()
+
+
+async def test_async_scrape_and_rate_limit(instrumented: CiteTraceInstrumentor, cap: Captured) -> None:
+    """AsyncFirecrawl.scrape is traced (httpx replaced by respx); its 429 is rate_limited."""
+    with respx.mock() as mock:
+        route = mock.post(f"{API}/v2/scrape")
+        route.mock(return_value=httpx.Response(200, json={"success": True, "data": {"markdown": MARKDOWN}}))
+        doc = await AsyncFirecrawl(api_key="fc-key", max_retries=1).scrape("https://fc.example/a")
+        assert doc.markdown == MARKDOWN
+        assert one_tool_span(cap)[names.TOOL_STATUS] == names.STATUS_OK
+        cap.clear()
+        route.mock(return_value=httpx.Response(429, json={"success": False, "error": "Rate limit exceeded"}))
+        with pytest.raises(RateLimitError):
+            await AsyncFirecrawl(api_key="fc-key", max_retries=1).scrape("https://fc.example/a")
+    assert status_of(cap) == names.STATUS_RATE_LIMITED
