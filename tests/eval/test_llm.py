@@ -92,3 +92,36 @@ def test_unreachable_endpoint_is_a_judge_error() -> None:
         port = s.getsockname()[1]
     v = LLMJudge(f"http://127.0.0.1:{port}/v1", "m", retries=0, timeout=2).judge(CLAIM, PASSAGES)
     assert v.label == JUDGE_ERROR and "ConnectionError" in v.explanation
+
+
+def test_concurrent_claims_are_bounded_and_one_per_call(http_server: Callable[..., str]) -> None:
+    """With workers=3, at most three claims are in flight, each request carrying exactly one claim."""
+    import threading
+    import time
+
+    from citetrace.eval import evaluate_report
+    from citetrace.store import MemoryStore
+
+    from .conftest import make_run
+
+    lock = threading.Lock()
+    state = {"active": 0, "peak": 0, "calls": 0}
+
+    def handle(h: BaseHTTPRequestHandler) -> None:
+        body = json.loads(h.rfile.read(int(h.headers["Content-Length"])))
+        with lock:
+            state["active"] += 1
+            state["calls"] += 1
+            state["peak"] = max(state["peak"], state["active"])
+        assert body["messages"][1]["content"].count("CLAIM:") == 1
+        time.sleep(0.15)
+        with lock:
+            state["active"] -= 1
+        reply(h, 200, completion(json.dumps({"label": "ABSENT", "quote": "", "explanation": ""})))
+
+    store = MemoryStore()
+    report = " ".join(f"Claim number {i} about wages [1]." for i in range(8)) + "\n\n[1] https://stats.example/unemployment\n"
+    make_run(store, report)
+    ev = evaluate_report(store, "run-1", report, judge=LLMJudge(http_server(handle) + "/v1", "m"), workers=3)
+    assert state["calls"] == 8 and state["peak"] == 3
+    assert ev.rates["judge_error_rate"].numerator == 0 and ev.label_counts() == {"ABSENT": 8}

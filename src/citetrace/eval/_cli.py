@@ -29,6 +29,8 @@ def _judge_options(p: argparse.ArgumentParser) -> None:
                    help=f"auto (default): llm when {names.ENV_OPENAI_BASE_URL} and a model are set, else deterministic")
     p.add_argument("--judge-model", help=f"model name for the LLM judge (or {names.ENV_JUDGE_MODEL})")
     p.add_argument("--nli-model", help="NLI checkpoint directory or package.module:factory (with --judge nli)")
+    p.add_argument("--judge-workers", type=int, default=4,
+                   help="claims judged at once by an LLM judge (one claim per call; default 4)")
 
 
 def _eval_options(p: argparse.ArgumentParser) -> None:
@@ -100,7 +102,8 @@ def _read(path: str, what: str) -> str:
 def _evaluate(args: argparse.Namespace, store: Store, judge: Judge, run_id: str, report: str | None) -> RunEvaluation:
     try:
         return evaluate_run(store, run_id, report=report, judge=judge, offline=args.offline,
-                            stale_days=args.stale_days, progress=ProgressBar(f"citations of {run_id[:12]}"))
+                            stale_days=args.stale_days, progress=ProgressBar(f"claims judged for {run_id[:12]}"),
+                            workers=max(1, args.judge_workers) if judge.name == "llm" else 1)
     except (EvalError, ReportParseError) as exc:
         raise CommandError(str(exc)) from exc
     except ModuleNotFoundError as exc:

@@ -7,6 +7,7 @@ skips it. Every pair keeps its detail for the JSON output.
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -145,8 +146,13 @@ def evaluate_report(
     now: float | None = None,
     stale_days: int = 365,
     progress: Progress | None = None,
+    workers: int = 1,
 ) -> RunEvaluation:
-    """Evaluate ``text`` as the report of ``run_id`` against what that run stored."""
+    """Evaluate ``text`` as the report of ``run_id`` against what that run stored.
+
+    ``workers`` > 1 asks the judge about that many claims at once (for a remote LLM judge; still one claim
+    per call).
+    """
     judge = judge or make_judge("deterministic")
     report = parse_report(text)
     try:
@@ -158,8 +164,8 @@ def evaluate_report(
     liveness = {}
     if not offline:
         liveness = (resolver or Resolver()).check(r.pair.url for r in cited if r.pair.url)
-    cache: dict[tuple[str, str], tuple[Verdict, Verdict | None, list[Passage]]] = {}
-    for done, r in enumerate(cited, 1):
+    todo: dict[tuple[str, str], str] = {}  # (claim, page sha256) -> page text: each is judged once
+    for r in cited:
         url = r.pair.url
         doc = index.fetched(url) if url else None
         r.in_run_store = doc is not None
@@ -170,16 +176,15 @@ def evaluate_report(
         if doc is None:
             r.label = UNFETCHED
         else:
-            key = (r.pair.claim, doc.sha256)
-            if key not in cache:
-                passages = top_passages(r.pair.claim, doc.text)
-                cache[key] = (*judge_with_checker(judge, r.pair.claim, passages), passages)
-            r.verdict, r.checker, r.passages = cache[key]
-            r.label = r.verdict.label
+            todo.setdefault((r.pair.claim, doc.sha256), doc.text)
             r.stale = is_stale(r.pair.claim, doc.text, now=now if now is not None else time.time(),
                                max_age_days=stale_days)
-        if progress is not None:
-            progress(done, len(cited))
+    verdicts = _judge_all(judge, todo, workers, progress)
+    for r in cited:
+        doc = index.fetched(r.pair.url) if r.pair.url else None
+        if doc is not None:
+            r.verdict, r.checker, r.passages = verdicts[(r.pair.claim, doc.sha256)]
+            r.label = r.verdict.label
     by_sentence: dict[int, list[str]] = {}
     for r in cited:
         if r.label is not None:
@@ -189,6 +194,34 @@ def evaluate_report(
     rates = compute_rates(needing, list(claim_labels.values()), [r.label or UNFETCHED for r in cited],
                           sum(1 for r in cited if r.dead_or_unfetched))
     return RunEvaluation(run_id, agent, judge.name, judge.version, offline, report, results, rates, claim_labels)
+
+
+_Judged = tuple[Verdict, "Verdict | None", list[Passage]]
+
+
+def _judge_all(judge: Judge, todo: dict[tuple[str, str], str], workers: int,
+               progress: Progress | None) -> dict[tuple[str, str], _Judged]:
+    """Judge every (claim, page) once against the page's top passages, ``workers`` at a time."""
+    def one(key: tuple[str, str]) -> _Judged:
+        passages = top_passages(key[0], todo[key])
+        verdict, checker = judge_with_checker(judge, key[0], passages)
+        return verdict, checker, passages
+
+    out: dict[tuple[str, str], _Judged] = {}
+    keys = list(todo)
+    if workers <= 1 or len(keys) <= 1:
+        for done, key in enumerate(keys, 1):
+            out[key] = one(key)
+            if progress is not None:
+                progress(done, len(keys))
+        return out
+    with ThreadPoolExecutor(max_workers=min(workers, len(keys))) as pool:
+        futures = {pool.submit(one, key): key for key in keys}
+        for done, future in enumerate(as_completed(futures), 1):
+            out[futures[future]] = future.result()
+            if progress is not None:
+                progress(done, len(keys))
+    return out
 
 
 def evaluate_run(
@@ -201,6 +234,7 @@ def evaluate_run(
     resolver: Resolver | None = None,
     stale_days: int = 365,
     progress: Progress | None = None,
+    workers: int = 1,
 ) -> RunEvaluation:
     """Evaluate a stored run, using its recorded answer unless ``report`` text is given."""
     try:
@@ -213,4 +247,5 @@ def evaluate_run(
     if text is None:
         raise EvalError(f"run {run.run_id} has no recorded answer; pass the report with --report FILE")
     return evaluate_report(store, run.run_id, text, agent=run.agent, judge=judge, offline=offline,
-                           resolver=resolver, now=run.started_at, stale_days=stale_days, progress=progress)
+                           resolver=resolver, now=run.started_at, stale_days=stale_days, progress=progress,
+                           workers=workers)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import threading
 import time
 from typing import Any, Sequence
 
@@ -107,7 +108,17 @@ class LLMJudge:
         self.retries = retries
         self.backoff = backoff
         self.json_mode = json_mode
-        self.session = session or requests.Session()
+        self._shared = session
+        self._local = threading.local()  # one Session per thread when the judge is asked concurrently
+
+    @property
+    def session(self) -> requests.Session:
+        if self._shared is not None:
+            return self._shared
+        session: requests.Session | None = getattr(self._local, "session", None)
+        if session is None:
+            session = self._local.session = requests.Session()
+        return session
 
     def _payload(self, claim: str, passages: Sequence[Passage]) -> dict[str, Any]:
         payload: dict[str, Any] = {
