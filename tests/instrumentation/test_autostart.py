@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import sysconfig
+import time
+import urllib.request
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -39,7 +42,8 @@ with trace.get_tracer("my-agent").start_as_current_span("invoke_agent e2e-agent"
     for result in found["results"]:
         trafilatura.fetch_url(result["url"], config=cfg)
     tavily.TavilyClient(api_key="k", api_base_url=base + "/empty").search("nothing matches this")
-print("agent done", "citetrace" in sys.modules)
+print("agent done", "citetrace" in sys.modules, flush=True)
+sys.stdin.readline()  # a long-running agent: the test reads its metrics, then lets it exit
 """
 
 PLAIN_AGENT = """
@@ -98,23 +102,45 @@ def test_unset_variable_loads_nothing(tmp_path: Path) -> None:
         assert (proc.stdout.strip(), proc.stderr) == ("[]", "")
 
 
-def _run_agent(tmp_path: Path, receiver: OtlpReceiver, web: LocalServer) -> tuple[list[dict[str, Any]], Path]:
-    """Run AGENT with nothing but environment variables set; return the spans received and the store path."""
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _run_agent(tmp_path: Path, receiver: OtlpReceiver, web: LocalServer) -> tuple[list[dict[str, Any]], Path, str]:
+    """Run AGENT with nothing but environment variables set; scrape its metrics endpoint while it still runs,
+    then let it exit. Return the spans received, the store path and the metrics text."""
     (tmp_path / "agent.py").write_text(AGENT)
     store_path = tmp_path / "store.db"
+    port = _free_port()
     env = _env(CITETRACE_AUTO_INSTRUMENT="true", OTEL_EXPORTER_OTLP_ENDPOINT=receiver.base,
-               OTEL_SERVICE_NAME="e2e-service", CITETRACE_STORE=f"sqlite:///{store_path}", CITETRACE_METRICS="off",
-               CITETRACE_SAMPLE_PERCENT="100")
-    proc = _run([sys.executable, "agent.py", web.base], tmp_path, env)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "agent done True"
-    return receiver.spans(), store_path
+               OTEL_SERVICE_NAME="e2e-service", CITETRACE_STORE=f"sqlite:///{store_path}",
+               CITETRACE_METRICS_PORT=str(port), CITETRACE_SAMPLE_PERCENT="100")
+    proc = subprocess.Popen([sys.executable, "agent.py", web.base], cwd=tmp_path, env=env, text=True,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert proc.stdout is not None and proc.stdin is not None
+        line = proc.stdout.readline()
+        metrics = ""
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and names.METRIC_RUNS_TOTAL not in metrics:
+            time.sleep(0.1)  # the summary is recorded by the processor's worker, shortly after the root ends
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as resp:
+                metrics = resp.read().decode()
+        out, err = proc.communicate("\n", timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert line.strip() == "agent done True"
+    return receiver.spans(), store_path, metrics
 
 
 def test_env_only_agent_gets_spans_and_store(tmp_path: Path, receiver: OtlpReceiver, web: LocalServer) -> None:
     """CITETRACE_AUTO_INSTRUMENT=true + OTEL_* + CITETRACE_STORE: the unmodified agent's library calls are
     exported over OTLP/HTTP as tool spans under its root, and the fetched pages are in the store."""
-    spans, store_path = _run_agent(tmp_path, receiver, web)
+    spans, store_path, _ = _run_agent(tmp_path, receiver, web)
     (root,) = [s for s in spans if s["name"] == "invoke_agent e2e-agent"]
     tools = [s for s in spans if s["attrs"].get(names.GEN_AI_OPERATION_NAME) == names.OP_EXECUTE_TOOL]
     assert sorted(s["name"] for s in tools) == ["execute_tool tavily.search"] * 2 + [
@@ -132,6 +158,28 @@ def test_env_only_agent_gets_spans_and_store(tmp_path: Path, receiver: OtlpRecei
         assert sorted(d.url for d in docs) == [f"{web.base}/page/0", f"{web.base}/page/1"]
     finally:
         store.close()
+
+
+def test_env_only_agent_run_is_summarized(tmp_path: Path, receiver: OtlpReceiver, web: LocalServer) -> None:
+    """The agent's run (its own invoke_agent root) is summarized: the metrics it serves count one run with
+    two searches, two reads and the empty search as a failure reason."""
+    _, _, metrics = _run_agent(tmp_path, receiver, web)
+    samples = _samples(metrics)
+    agent = 'agent="e2e-agent"'
+    assert samples[f'{names.METRIC_RUNS_TOTAL}{{{agent},outcome="failed"}}'] == 1
+    assert samples[f"{names.METRIC_RUN_SEARCHES}_sum{{{agent}}}"] == 2
+    assert samples[f"{names.METRIC_RUN_READS}_sum{{{agent}}}"] == 2
+    assert samples[f'{names.METRIC_RUN_FAILURES_TOTAL}{{{agent},reason="{names.REASON_EMPTY_SEARCH}"}}'] == 1
+
+
+def _samples(text: str) -> dict[str, float]:
+    """Prometheus text exposition -> {'name{labels}': value} (label order as exposed)."""
+    out: dict[str, float] = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            key, _, value = line.rpartition(" ")
+            out[key] = float(value)
+    return out
 
 
 def test_opentelemetry_instrument_picks_it_up_and_can_disable_it(tmp_path: Path, receiver: OtlpReceiver,
