@@ -22,9 +22,17 @@ from citetrace.serve._decode import WireSpan
 from citetrace.summary import SpanRecord, SummaryMetrics, Thresholds, TraceSummary
 from citetrace.summary._summarize import RunAccumulator
 
-__all__ = ["Assembler", "Added"]
+__all__ = ["Assembler", "Added", "SUMMARY_INPUTS"]
 
 _KINDS = frozenset(names.TOOL_KINDS)
+
+SUMMARY_INPUTS: frozenset[str] = frozenset({
+    names.GEN_AI_OPERATION_NAME, names.GEN_AI_AGENT_NAME, names.GEN_AI_TOOL_NAME, names.RUN_ID, names.TOOL_KIND,
+    names.TOOL_STATUS, names.QUERY_HASH, names.QUERY_TEXT, names.URLS_RETURNED, names.URL_FULL, names.CITATIONS,
+    names.ERROR_TYPE,
+})
+"""Every span attribute the summary, its metrics and this assembler read; the receiver decodes only these.
+(tests/serve checks this against the attribute names the summary code refers to.)"""
 
 
 class _Trace:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import signal
 import sys
@@ -120,6 +121,11 @@ def _run(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as exc:
         raise CommandError(f"cannot open store {values['store']!r}: {exc}") from None
     service = Service(options, settings=settings, store=store)
+    # A dedicated service process: move startup objects out of the cyclic GC's way and collect young objects
+    # less often (ingestion allocates many short-lived, acyclic objects; ~25 % of CPU went to gen-0 passes).
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 100)
     try:
         service.start()
     except OSError as exc:

@@ -25,6 +25,7 @@ PROTOBUF = "application/x-protobuf"
 JSON = "application/json"
 _STATUS_CODE_ERROR = 2  # opentelemetry.proto.trace.v1.Status.STATUS_CODE_ERROR
 _SERVICE_NAME = "service.name"
+_RESOURCE_KEYS = frozenset({_SERVICE_NAME})
 
 
 class BodyError(Exception):
@@ -96,33 +97,49 @@ def _any(value: AnyValue) -> Any:
     return None
 
 
-def _spans(request: ExportTraceServiceRequest) -> Decoded:
+def _attributes(kvs: Any, keys: frozenset[str] | None) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for kv in kvs:
+        key = kv.key
+        if keys is not None and key not in keys:
+            continue
+        value = kv.value
+        kind = value.WhichOneof("value")
+        out[key] = value.string_value if kind == "string_value" else _any(value)
+    return out
+
+
+_ZERO_TRACE = bytes(16)
+_ZERO_SPAN = bytes(8)
+
+
+def _spans(request: ExportTraceServiceRequest, keys: frozenset[str] | None) -> Decoded:
     spans: list[WireSpan] = []
+    append = spans.append
     rejected = 0
     problem = ""
     from_bytes = int.from_bytes
     for resource_spans in request.resource_spans:
-        service: str | None = None
-        for kv in resource_spans.resource.attributes:
-            if kv.key == _SERVICE_NAME and kv.value.WhichOneof("value") == "string_value":
-                service = kv.value.string_value or None
+        service = _attributes(resource_spans.resource.attributes, _RESOURCE_KEYS).get(_SERVICE_NAME)
+        service = service if isinstance(service, str) and service else None
         for scope_spans in resource_spans.scope_spans:
             for span in scope_spans.spans:
                 tid, sid, pid = span.trace_id, span.span_id, span.parent_span_id
-                if len(tid) != 16 or len(sid) != 8 or len(pid) not in (0, 8) or not any(tid) or not any(sid):
+                if (len(tid) != 16 or len(sid) != 8 or len(pid) not in (0, 8) or tid == _ZERO_TRACE
+                        or sid == _ZERO_SPAN):
                     rejected += 1
                     problem = problem or (
                         f"span {span.name!r}: trace_id must be 16 bytes and span_id 8 bytes, not all zero"
                     )
                     continue
-                spans.append(WireSpan(
+                append(WireSpan(
                     from_bytes(tid, "big"),
                     from_bytes(sid, "big"),
                     from_bytes(pid, "big") if pid else 0,
                     span.name,
                     span.start_time_unix_nano,
                     span.end_time_unix_nano,
-                    {kv.key: _any(kv.value) for kv in span.attributes},
+                    _attributes(span.attributes, keys),
                     span.status.code == _STATUS_CODE_ERROR,
                     service,
                 ))
@@ -151,8 +168,12 @@ def _hex_ids_to_base64(obj: Any) -> None:
             _hex_ids_to_base64(item)
 
 
-def decode_body(body: bytes, content_type: str) -> Decoded:
-    """Parse an uncompressed ``ExportTraceServiceRequest`` in the given media type."""
+def decode_body(body: bytes, content_type: str, keys: frozenset[str] | None = None) -> Decoded:
+    """Parse an uncompressed ``ExportTraceServiceRequest`` in the given media type.
+
+    ``keys`` limits the span attributes decoded to those named (the service passes what the summary reads;
+    decoding the rest is most of the cost). None decodes every attribute.
+    """
     media = content_type.split(";", 1)[0].strip().lower()
     request = ExportTraceServiceRequest()
     if media == PROTOBUF:
@@ -174,4 +195,4 @@ def decode_body(body: bytes, content_type: str) -> Decoded:
             415, names.REJECT_CONTENT_TYPE,
             f"unsupported Content-Type {content_type!r}; use {PROTOBUF} or {JSON}",
         )
-    return _spans(request)
+    return _spans(request, keys)

@@ -51,6 +51,7 @@ class Ingest:
         on_error: Callable[[BaseException], None],
         max_body_bytes: int,
         token: str | None,
+        keys: frozenset[str] | None = None,
     ) -> None:
         self.accept = accept
         self.answered = answered
@@ -59,6 +60,7 @@ class Ingest:
         self.on_error = on_error
         self.max_body_bytes = max_body_bytes
         self.token = token
+        self.keys = keys
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -155,7 +157,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         try:
             plain = decompress(body, self.headers.get("Content-Encoding", ""), ingest.max_body_bytes)
-            decoded = decode_body(plain, content_type)
+            decoded = decode_body(plain, content_type, ingest.keys)
         except BodyError as exc:
             self._fail(exc.status, exc.reason, str(exc))
             return

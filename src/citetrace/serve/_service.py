@@ -20,7 +20,7 @@ from prometheus_client import CollectorRegistry
 
 from citetrace import names
 from citetrace.config import Settings, load_settings
-from citetrace.serve._assembler import Assembler
+from citetrace.serve._assembler import SUMMARY_INPUTS, Assembler
 from citetrace.serve._decode import Decoded
 from citetrace.serve._http import Accepted, Ingest, IngestServer
 from citetrace.serve._selfmetrics import ServeMetrics
@@ -86,6 +86,7 @@ class Service:
         ingest = Ingest(
             accept=self._accept, answered=self._answered, health=self._health, draining=self._draining.is_set,
             on_error=self._error, max_body_bytes=opts.max_body_bytes, token=opts.token or None,
+            keys=SUMMARY_INPUTS,
         )
         try:
             self._server = IngestServer(opts.host, opts.port, ingest)
