@@ -14,7 +14,11 @@ Configurations, interleaved round by round (median of rounds):
 URL pools: ``pool`` draws result URLs from 200 pages (agents see the same pages again and again);
 ``unique`` makes every URL new (worst case for the canonical-URL key).
 
-Run:  .venv/bin/python benchmarks/bench_summary.py [--traces 300] [--rounds 7]
+Spans come either hand-written (``hand``: the strict baseline, the SDK span alone) or from citetrace's own
+capture (``capture``: ``research_run`` + ``@traced_tool``, what an instrumented agent pays). Times are CPU
+time of the whole process (all threads), so other jobs on a shared machine do not distort the ratios.
+
+Run:  .venv/bin/python benchmarks/bench_summary.py [--traces 200] [--rounds 7]
 """
 
 from __future__ import annotations
@@ -34,7 +38,9 @@ from prometheus_client import CollectorRegistry
 
 from citetrace import names
 from citetrace.capture._hooks import run_end_hooks
+from citetrace.capture import _state
 from citetrace.config import load_settings
+from citetrace.store import MemoryStore
 from citetrace.summary import TraceSummaryProcessor
 from citetrace.summary._urlkey import clear_cache
 
@@ -110,6 +116,41 @@ class Workload:
             root.end()
 
 
+class CaptureWorkload:
+    """The same traces made by citetrace's own capture (``research_run`` + ``@traced_tool``): what an
+    instrumented agent really pays per span, including result-URL redaction and the run store."""
+
+    def __init__(self, traces: int, unique: bool) -> None:
+        from citetrace import research_run, traced_tool
+
+        self._inner = Workload(traces, unique)
+        self._run = research_run
+        results: dict[str, list[dict[str, str]]] = {}
+        for t, searches, _, _ in self._inner.traces:
+            for attrs in searches:
+                results[str(attrs[names.QUERY_HASH])] = [{"url": u} for u in attrs[names.URLS_RETURNED]]
+        text = "page text " * 60
+
+        @traced_tool(kind="search", name="web_search")
+        def web_search(query: str) -> list[dict[str, str]]:
+            return results[query]
+
+        @traced_tool(kind="fetch", name="read_page")
+        def read_page(url: str) -> str:
+            return text
+
+        self._search, self._fetch = web_search, read_page
+
+    def run(self, tracer: trace.Tracer | None, hooks: bool) -> None:
+        for t, searches, fetches, citations in self._inner.traces:
+            with self._run("question", agent="bench") as run:
+                for attrs in searches:
+                    self._search(str(attrs[names.QUERY_HASH]))
+                for attrs in fetches:
+                    self._fetch(str(attrs[names.URL_FULL]))
+                run.record_answer("Findings [1].\n\n" + "\n".join(f"[{i}] {u}" for i, u in enumerate(citations, 1)))
+
+
 def make(config: str) -> tuple[TracerProvider, Callable[[], Any]]:
     provider = TracerProvider()
     settings = load_settings(metrics="embedded")
@@ -123,16 +164,18 @@ def make(config: str) -> tuple[TracerProvider, Callable[[], Any]]:
     return provider, provider.shutdown
 
 
-def time_config(config: str, work: Workload) -> float:
+def time_config(config: str, work: Workload | CaptureWorkload) -> float:
     """Seconds to create every trace and drain every processor."""
     provider, close = make(config)
     tracer = provider.get_tracer("bench")
+    if isinstance(work, CaptureWorkload):
+        _state.reset(load_settings(), tracer_provider=provider, store_=MemoryStore())
     clear_cache()
     gc.collect()
-    start = time.perf_counter()
+    start = time.process_time()  # CPU of every thread of this process: robust to other jobs on the machine
     work.run(tracer, hooks=config.startswith("summary"))
     provider.force_flush()
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     close()
     return elapsed
 
@@ -164,27 +207,30 @@ def memory_per_trace(config: str, traces: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--traces", type=int, default=300)
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--traces", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=7)
     args = parser.parse_args()
     configs = ["bare", "baseline", "summary", "summary+bsp"]
-    for pool in ("pool", "unique"):
-        work = Workload(args.traces, unique=pool == "unique")
-        times: dict[str, list[float]] = {c: [] for c in configs}
-        time_config("summary", work)  # warm-up
-        for _ in range(args.rounds):
+    spans = args.traces * SPANS_PER_TRACE
+    for spans_by in ("hand", "capture"):
+        for pool in ("pool", "unique"):
+            work: Workload | CaptureWorkload = (Workload if spans_by == "hand" else CaptureWorkload)(
+                args.traces, unique=pool == "unique")
+            times: dict[str, list[float]] = {c: [] for c in configs}
+            time_config("summary", work)  # warm-up
+            for _ in range(args.rounds):
+                for config in configs:
+                    times[config].append(time_config(config, work))
+            base = statistics.median(times["baseline"])
+            print(f"\n## spans by {spans_by}, URLs {pool} ({args.traces} traces x {SPANS_PER_TRACE} spans, "
+                  f"CPU time, median of {args.rounds} rounds)")
+            print("| configuration | us per span | us per trace | x baseline | added vs baseline |")
+            print("|---|---:|---:|---:|---:|")
             for config in configs:
-                times[config].append(time_config(config, work))
-        spans = args.traces * SPANS_PER_TRACE
-        base = statistics.median(times["baseline"])
-        print(f"\n## URLs: {pool} ({args.traces} traces x {SPANS_PER_TRACE} spans, median of {args.rounds} rounds)")
-        print("| configuration | us per span | us per trace | x baseline | added vs baseline |")
-        print("|---|---:|---:|---:|---:|")
-        for config in configs:
-            med = statistics.median(times[config])
-            print(f"| {config} | {med / spans * 1e6:.1f} | {med / args.traces * 1e6:.0f} | {med / base:.2f} |"
-                  f" {(med - base) / base * 100:+.0f} % |")
+                med = statistics.median(times[config])
+                print(f"| {config} | {med / spans * 1e6:.1f} | {med / args.traces * 1e6:.0f} | {med / base:.2f} |"
+                      f" {(med - base) / base * 100:+.0f} % |")
     n = max(200, args.traces)
     print(f"\n## Memory per trace in flight (root open, {SPANS_PER_TRACE - 1} children ended, {n} traces)")
     print("| configuration | bytes per trace |")

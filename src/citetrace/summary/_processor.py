@@ -37,7 +37,15 @@ from citetrace.summary._worker import Worker
 __all__ = ["TraceSummaryProcessor"]
 
 _log = logging.getLogger("citetrace")
+_STATUSES = frozenset(names.TOOL_STATUSES)
 _ROOT_PREFIX = names.OP_INVOKE_AGENT
+
+
+def _service_name(span: ReadableSpan) -> str:
+    """The ``agent`` label for spans outside a run: the resource's service name (SDK default: unknown)."""
+    service = span.resource.attributes.get("service.name")
+    known = isinstance(service, str) and service and not service.startswith("unknown_service")
+    return str(service) if known else names.AGENT_UNKNOWN
 
 
 def _attributes(span: ReadableSpan) -> Mapping[str, Any]:
@@ -151,51 +159,63 @@ class TraceSummaryProcessor(SpanProcessor):
             return
         tid = ctx.trace_id
         attrs = _attributes(span)
-        status_error = span.status.status_code is StatusCode.ERROR
+        kind = attrs.get(names.TOOL_KIND)
         start, end = span.start_time or 0, span.end_time or 0
+        # the span status matters only for a tool span without a known citetrace.tool.status
+        status_error = (
+            kind is not None
+            and attrs.get(names.TOOL_STATUS) not in _STATUSES
+            and span.status.status_code is StatusCode.ERROR
+        )
         if self._service is None:
-            service = span.resource.attributes.get("service.name")
-            known = isinstance(service, str) and service and not service.startswith("unknown_service")
-            self._service = str(service) if known else names.AGENT_UNKNOWN
-        metrics = self._metrics
-        if metrics is not None:
-            metrics.observe_tool_span(attrs, end - start, status_error, tid, self._service)
+            self._service = _service_name(span)
+        if kind is not None and self._metrics is not None:
+            self._metrics.observe_tool_span(attrs, end - start, status_error, tid, self._service)
         parent = span.parent
         local_root = parent is None or parent.is_remote
         run_root = attrs.get(names.GEN_AI_OPERATION_NAME) == names.OP_INVOKE_AGENT
-        out: list[ReadableSpan] = []
-        finished: list[TraceSummary] = []
         now = time.monotonic()
+        out: list[ReadableSpan] = []
+        summary: TraceSummary | None = None
         with self._lock:
             if now >= self._next_sweep:
                 self._sweep(now, out)
             state = self._traces.get(tid)
-            if state is None and tid in self._decided:
+            if state is not None and not local_root and not run_root:  # the common case: a child span
+                state.touched = now
+                self._traces.move_to_end(tid)
+                if kind is not None:
+                    self._accumulate(state, attrs, start, end, status_error)
+                self._hold(state, span, out)
+            elif state is None and tid in self._decided:
                 if self._decided[tid] is True or local_root or run_root:
                     out.append(span)  # late span of a kept trace, or a root: exported
             else:
                 state = self._state(tid, now, out)
                 if run_root:
                     summary = state.pending.pop(ctx.span_id, None) or self._finish_run(state, span, tid, attrs)
-                    finished.append(summary)
                     state.keep = state.keep or summary.keep
                     state.runs_done += 1
                     out.append(span)
-                elif attrs.get(names.TOOL_KIND) is not None:
-                    run_id = attrs.get(names.RUN_ID)
-                    key = run_id if isinstance(run_id, str) else ""
-                    acc = state.runs.get(key)
-                    if acc is None:
-                        acc = state.runs[key] = RunAccumulator()
-                    acc.add(attrs, start, end, status_error)
+                elif kind is not None:
+                    self._accumulate(state, attrs, start, end, status_error)
                 if local_root:
                     self._decide(tid, state, span, run_root, out)
                 elif not run_root:
                     self._hold(state, span, out)
-        if finished:
-            self._report(finished)
+        if summary is not None:
+            self._report(summary)
         if out:
             self._worker.submit_spans(out)
+
+    @staticmethod
+    def _accumulate(state: _Trace, attrs: Mapping[str, Any], start: int, end: int, status_error: bool) -> None:
+        run_id = attrs.get(names.RUN_ID)
+        key = run_id if isinstance(run_id, str) else ""
+        acc = state.runs.get(key)
+        if acc is None:
+            acc = state.runs[key] = RunAccumulator()
+        acc.add(attrs, start, end, status_error)
 
     # -- state (caller holds the lock) ---------------------------------------------------------------
     def _state(self, tid: int, now: float, out: list[ReadableSpan]) -> _Trace:
@@ -316,14 +336,13 @@ class TraceSummaryProcessor(SpanProcessor):
             return None
 
     # -- reporting -----------------------------------------------------------------------------------
-    def _report(self, summaries: list[TraceSummary]) -> None:
-        for summary in summaries:
-            if self._metrics is not None:
-                self._metrics.observe_summary(summary)
-            store = self._store
-            if store is not None and summary.run_id:
-                if not self._worker.submit_task(functools.partial(self._put, store, summary)):
-                    self._store_error(RuntimeError("summary write queue full"))
+    def _report(self, summary: TraceSummary) -> None:
+        if self._metrics is not None:
+            self._metrics.observe_summary(summary)
+        store = self._store
+        if store is not None and summary.run_id:
+            if not self._worker.submit_task(functools.partial(self._put, store, summary)):
+                self._store_error(RuntimeError("summary write queue full"))
 
     def _put(self, store: Store, summary: TraceSummary) -> None:
         try:

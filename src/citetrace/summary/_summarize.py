@@ -14,7 +14,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from citetrace import names
 from citetrace.summary._fnv import keep_by_hash
 from citetrace.summary._model import SpanRecord, Thresholds, TraceSummary
-from citetrace.summary._urlkey import span_url_key, url_key
+from citetrace.summary._urlkey import span_url_keys, url_key
 
 __all__ = ["summarize", "tool_status", "fold_query", "RunAccumulator"]
 
@@ -79,8 +79,13 @@ class RunAccumulator:
         kind = attributes.get(names.TOOL_KIND)
         if kind not in _KINDS:
             return False
-        self.extent(start_ns, end_ns)
-        status = tool_status(attributes, status_error)
+        if start_ns and (not self.first_start or start_ns < self.first_start):
+            self.first_start = start_ns
+        if end_ns > self.last_end:
+            self.last_end = end_ns
+        status = attributes.get(names.TOOL_STATUS)
+        if status not in _STATUSES:
+            status = names.STATUS_ERROR if status_error else names.STATUS_OK
         duration = end_ns - start_ns
         if duration > self.slowest_ns:
             self.slowest_ns = duration
@@ -135,8 +140,8 @@ class RunAccumulator:
         cited: dict[str, str] = {}  # key -> URL as first cited
         for url in citations:
             cited.setdefault(url_key(url), url)
-        result_keys = set(map(span_url_key, self._results))
-        fetched_keys = set(map(span_url_key, self._fetched))
+        result_keys = span_url_keys(self._results)
+        fetched_keys = span_url_keys(self._fetched)
         uncited = tuple(url for key, url in cited.items() if key not in result_keys)
         unfetched = tuple(url for key, url in cited.items() if key not in fetched_keys)
 

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import Collection
 
 from citetrace._urls import _TRACKING, _TRACKING_PREFIXES, canonical_url, redact_url
 
-__all__ = ["url_key", "span_url_key", "canonical_key", "clear_cache"]
+__all__ = ["url_key", "span_url_key", "span_url_keys", "canonical_key", "clear_cache"]
 
 _WEB_SCHEMES = frozenset({"http", "https"})
 _Q = r"[A-Za-z0-9._~-]"
@@ -50,6 +51,14 @@ def span_url_key(url: str) -> str:
             _cache.clear()  # cheaper than LRU bookkeeping on every miss; agents' URL sets are small
         _cache[url] = key
     return key
+
+
+def span_url_keys(urls: Collection[str]) -> set[str]:
+    """The set of keys of many span URLs; memoised keys are looked up without a Python-level loop."""
+    keys = list(map(_cache.get, urls))
+    if None in keys:
+        return {span_url_key(u) if k is None else k for u, k in zip(urls, keys)}
+    return set(keys)  # type: ignore[arg-type]  # no None left
 
 
 def clear_cache() -> None:
