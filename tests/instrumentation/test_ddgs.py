@@ -81,6 +81,18 @@ def test_text_empty_raises_but_is_empty(instrumented: CiteTraceInstrumentor, cap
     assert names.ERROR_TYPE not in attrs
 
 
+def test_news_happy_path(instrumented: CiteTraceInstrumentor, cap: Captured, primp: LocalServer) -> None:
+    """DDGS.news (Bing news engine) is one ok search span with the article URLs."""
+    items = "".join(f'<div class="newsitem" url="https://news.example/{i}" data-title="N{i}" data-author="A">'
+                    f'<div class="snippet">Body {i}</div></div>' for i in range(2))
+    primp.routes["/www.bing.com/news/infinitescrollajax"] = (200, f"<html><body>{items}</body></html>", "text/html")
+    results = ddgs.DDGS().news("news q", backend="bing", max_results=10)
+    attrs = one_tool_span(cap)
+    assert attrs[names.GEN_AI_TOOL_NAME] == "ddgs.news"
+    assert list(attrs[names.URLS_RETURNED]) == [r["url"] for r in results] == [
+        "https://news.example/0", "https://news.example/1"]
+
+
 def test_text_429_is_rate_limited(instrumented: CiteTraceInstrumentor, cap: Captured, primp: LocalServer) -> None:
     """ddgs hides a 429 behind "No results found."; the primp-boundary probe still makes it rate_limited."""
     primp.routes[DDG_PATH] = (429, "slow down", "text/plain")

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 from importlib import metadata
+from pathlib import Path
 
 import pytest
 import responses
@@ -142,7 +143,7 @@ def test_instrument_imports_no_library_and_wraps_on_later_import() -> None:
     assert proc.stdout.strip() == "ok"
 
 
-def test_not_skipped_when_no_library_is_installed(tmp_path: object) -> None:
+def test_not_skipped_when_no_library_is_installed(tmp_path: Path) -> None:
     """With every optional library unimportable, instrument() still wraps the CITETRACE_TOOLS functions."""
     module = os.path.join(str(tmp_path), "mytools_nolib.py")
     with open(module, "w") as fh:
@@ -168,3 +169,43 @@ def test_not_skipped_when_no_library_is_installed(tmp_path: object) -> None:
     """, CITETRACE_TOOLS="mytools_nolib:web_search=search")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "['execute_tool web_search']"
+
+
+@responses.activate
+def test_sdk_disabled_is_a_straight_call(instrumented: CiteTraceInstrumentor, cap: Captured) -> None:
+    """OTEL_SDK_DISABLED: an instrumented library call returns the same result and makes no span."""
+    from citetrace.capture import _state
+    from citetrace.config import load_settings
+
+    responses.post("https://api.tavily.com/search", json={"results": [{"url": "https://x.example"}]})
+    previous = _state.state
+    _state.reset(load_settings(sdk_disabled=True))
+    try:
+        assert tavily.TavilyClient(api_key="k").search("q") == {"results": [{"url": "https://x.example"}]}
+    finally:
+        _state.state = previous
+    assert cap.spans == []
+
+
+def test_a_failing_shape_hook_never_reaches_the_agent(cap: Captured, tmp_path: Path) -> None:
+    """A table row whose result hook raises still returns the library's result; the failure is counted."""
+    from citetrace.capture import _state
+    from citetrace.capture._core import ToolSpec
+
+    def broken(result: object) -> list[str]:
+        raise RuntimeError("shape changed")
+
+    (tmp_path / "shape_lib.py").write_text("def search(query):\n    return ['https://a.example']\n")
+    sys.path.insert(0, str(tmp_path))
+    patcher = Patcher(SUPPORTED)
+    try:
+        import shape_lib  # type: ignore[import-not-found]
+
+        patcher.start([Patch("", "shape_lib", "search", ToolSpec("shape", "search", result_urls=broken))])
+        before = _state.error_counts().get("capture", 0)
+        assert shape_lib.search("q") == ["https://a.example"]
+        assert _state.error_counts().get("capture", 0) == before + 1
+    finally:
+        patcher.stop()
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("shape_lib", None)
