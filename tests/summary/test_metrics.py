@@ -169,3 +169,23 @@ def test_bad_ports_are_named(make_rig: Callable[..., Rig]) -> None:
         port = busy.getsockname()[1]
         with pytest.raises(OSError, match=f"127.0.0.1:{port}"):
             start_metrics_server(port, registry=rig.registry)
+
+
+def test_labels_stay_in_closed_sets_under_hostile_input() -> None:
+    """5000 distinct tool names, odd kinds and statuses: at most cap+1 tool values, only closed-set kinds/statuses."""
+    from prometheus_client import CollectorRegistry
+
+    from citetrace.summary import SummaryMetrics
+
+    registry = CollectorRegistry()
+    metrics = SummaryMetrics(registry, max_tool_names=3)
+    for i in range(5000):
+        metrics.observe_tool("agent", f"tool-{i}", "search", "ok", 0.01, i + 1)
+    metrics.observe_tool("agent", "x", "telepathy", "ok", 0.01)
+    metrics.observe_tool("agent", "tool-0", "fetch", "exploded", 0.01)
+    fams = {f.name: f for f in registry.collect()}
+    calls = fams[names.counter_base(names.METRIC_TOOL_CALLS_TOTAL)].samples
+    assert {s.labels["tool"] for s in calls} == {"tool-0", "tool-1", "tool-2", names.TOOL_OVERFLOW}
+    assert {s.labels["kind"] for s in calls} <= set(names.TOOL_KINDS)
+    assert {s.labels["status"] for s in calls} <= set(names.TOOL_STATUSES)
+    assert sum(s.value for s in calls) == 5001

@@ -7,6 +7,8 @@ import random
 import time
 from typing import Callable
 
+import pytest
+
 from citetrace import names, research_run, traced_tool
 from citetrace.summary import keep_by_hash
 
@@ -77,26 +79,18 @@ def test_late_span_follows_the_decision(make_rig: Callable[..., Rig]) -> None:
     assert rig.processor.traces_in_flight == 0
 
 
-def test_spans_per_trace_bound_decides_early(make_rig: Callable[..., Rig]) -> None:
-    """Past max_spans_per_trace the trace is exported in full (counted as early) and the summary still comes."""
-    rig = make_rig(max_spans_per_trace=3)
-    with research_run("q", agent="scout"):
-        for i in range(5):
-            search(f"q{i}")
-    assert len(rig.kept_spans()) == 6
-    assert rig.value("citetrace_traces_sampled_total", decision="early") == 1
-    (root,) = rig.roots()
-    assert (root.attributes or {})[names.summary_attr("searches")] == 5
-
-
-def test_total_buffer_bound_decides_early(make_rig: Callable[..., Rig]) -> None:
-    """The bound over all traces' buffered spans also forces an early, counted decision."""
-    rig = make_rig(max_buffered_spans=4)
+@pytest.mark.parametrize("bound", [{"max_spans_per_trace": 3}, {"max_buffered_spans": 4}])
+def test_buffer_bounds_decide_early(make_rig: Callable[..., Rig], bound: dict[str, int]) -> None:
+    """Past a buffer bound (per trace, or over all traces) the trace is exported whole, counted as early,
+    and its summary still comes."""
+    rig = make_rig(**bound)
     with research_run("q", agent="scout"):
         for i in range(6):
             search(f"q{i}")
     assert len(rig.kept_spans()) == 7
     assert rig.value("citetrace_traces_sampled_total", decision="early") == 1
+    (root,) = rig.roots()
+    assert (root.attributes or {})[names.summary_attr("searches")] == 6
 
 
 def test_capacity_evicts_oldest_and_counts(make_rig: Callable[..., Rig]) -> None:

@@ -28,6 +28,7 @@ TOOL_SECONDS_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
 RUN_SECONDS_BUCKETS = (0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0)
 
 _KINDS = frozenset(names.TOOL_KINDS)
+_STATUSES = frozenset(names.TOOL_STATUSES)
 _by_registry: "weakref.WeakKeyDictionary[CollectorRegistry, SummaryMetrics]" = weakref.WeakKeyDictionary()
 _by_registry_lock = threading.Lock()
 
@@ -157,7 +158,13 @@ class SummaryMetrics:
         key = (agent, tool, kind, status)
         labels = self._labels.get(key)
         if labels is None:
+            if kind not in _KINDS:
+                return
+            if status not in _STATUSES:
+                status = names.STATUS_ERROR
             agent_l, tool_l = self.agent_label(agent), self._tool_label(tool) if tool else names.AGENT_UNKNOWN
+            if len(self._labels) >= 4096:  # raw names past the cap must not grow this cache forever
+                self._labels.clear()
             labels = self._labels[key] = ((agent_l, tool_l, kind, status), (agent_l, tool_l, kind))
         with self._hot.lock:
             self._tool_calls.inc(labels[0])
