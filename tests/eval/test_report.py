@@ -50,8 +50,8 @@ def test_headings_lists_and_tables_are_separate_units() -> None:
                      "| Metric | Value |\n|---|---|\n| Rate | 4.2% [1] |\n" + REFS)
     kinds = [(s.block, s.text) for s in r.sentences if s.block != "heading"]
     assert kinds == [("paragraph", "Intro line one."), ("list", "First item"), ("list", "Second item."),
-                     ("list", "Another sentence"), ("table_header", "| Metric | Value |"),
-                     ("table_row", "| Rate | 4.2% |")]
+                     ("list", "Another sentence"), ("table_header", "Metric | Value"),
+                     ("table_row", "Rate | 4.2%")]
 
 
 def test_markdown_links_and_footnotes_are_citations() -> None:
@@ -184,3 +184,15 @@ def test_markdown_soup_parses_or_raises_a_parse_error(text: str) -> None:
     for s in r.sentences:
         assert last <= s.start < s.end <= len(text)
         last = s.end
+
+
+def test_blockquote_continuation_lines_lose_their_markers() -> None:
+    """A quoted paragraph over several lines reads as one claim without the '>' markers."""
+    r = parse_report("> Unemployment rose to 4.2%\n> in March 2024 [1].\n\n[1] https://a.example/one\n")
+    assert r.sentences[0].text == "Unemployment rose to 4.2% in March 2024."
+
+
+def test_hard_wrapped_paragraph_is_not_split_at_line_breaks() -> None:
+    """A paragraph wrapped over several lines splits only at its sentence ends."""
+    r = parse_report("Unemployment rose to\n4.2% in March 2024 [1]. Wages\nrose too.\n\n[1] https://a.example/one\n")
+    assert [s.text for s in r.sentences] == ["Unemployment rose to 4.2% in March 2024.", "Wages rose too."]

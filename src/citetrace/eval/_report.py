@@ -162,8 +162,12 @@ def _citations(text: str, refs: dict[str, str | None], skip: frozenset[int]) -> 
     return found, "".join(chars)
 
 
-def _clean(masked: str) -> str:
-    text = re.sub(r"\s+", " ", masked).strip()
+def _clean(masked: str, table: bool = False) -> str:
+    """The claim as a judge should read it: markers and URLs gone, quote marks, emphasis and table pipes off."""
+    text = masked
+    if table:
+        text = " | ".join(cell.strip() for cell in text.strip().strip("|").split("|"))
+    text = re.sub(r"\s+", " ", text).strip()
     text = re.sub(r"\s+([.,;:!?)])", r"\1", text)
     return re.sub(r"(\*\*|__|`)", "", text)
 
@@ -180,6 +184,8 @@ def parse_report(text: str) -> Report:
         raise ReportParseError("report is empty")
     refs, skip = _references(text)
     citations, masked = _citations(text, refs, skip)
+    # blockquote markers would read as sentence starts to the splitter: blank them (same length)
+    masked = re.sub(r"(?m)^[ \t]{0,3}(?:>[ \t]?)+", lambda m: " " * len(m.group(0)), masked)
     numbered = [c for c in citations if c.problem and "no entry" in c.problem]
     if numbered and not refs:
         first = numbered[0]
@@ -196,7 +202,7 @@ def parse_report(text: str) -> Report:
             spans = [(block.start, block.end)]
         for s, e in spans:
             cites = tuple(c for c in citations if s <= c.start < e)
-            clean = _clean(masked[s:e])
+            clean = _clean(masked[s:e], table=block.kind.startswith("table"))
             if not clean and not cites:
                 continue
             needs, reason = classify(clean, block.kind, bool(cites))

@@ -108,7 +108,9 @@ def _segmenter() -> Any:
 
 def sentence_spans(masked: str, start: int, end: int) -> list[tuple[int, int]]:
     """Sentence spans inside ``masked[start:end]``; each span runs to the start of the next (whitespace kept)."""
-    chunk = masked[start:end]
+    # inside one block a line break is a soft wrap (blank lines already separate blocks); pysbd would treat it
+    # as a sentence boundary
+    chunk = masked[start:end].replace("\r", " ").replace("\n", " ")
     if not chunk.strip():
         return []
     starts: list[int] = []
