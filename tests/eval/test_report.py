@@ -196,3 +196,25 @@ def test_hard_wrapped_paragraph_is_not_split_at_line_breaks() -> None:
     """A paragraph wrapped over several lines splits only at its sentence ends."""
     r = parse_report("Unemployment rose to\n4.2% in March 2024 [1]. Wages\nrose too.\n\n[1] https://a.example/one\n")
     assert [s.text for s in r.sentences] == ["Unemployment rose to 4.2% in March 2024.", "Wages rose too."]
+
+
+def test_llm_style_report_end_to_end() -> None:
+    """A typical LLM report (bold lead-ins, wrapped numbered list, nested bullet, quote, footnotes) parses
+    into the expected claims and citations."""
+    from pathlib import Path
+
+    r = parse_report((Path(__file__).parent / "data" / "llm_style_report.md").read_text(encoding="utf-8"))
+    mvgo, chamber = "https://mvgo.example/storage-2024", "https://chamber.example/jobs-2025"
+    got = [(s.text, [c.url for c in s.citations]) for s in r.sentences if s.needs_citation]
+    assert got == [
+        ("Short answer: Marrow Valley's grid batteries more than doubled in 2024, reaching 860 MW by October.", [mvgo]),
+        ("Installed capacity rose from 410 MW at the end of 2023 to 860 MW by October 2024, an increase of 110 %.",
+         [mvgo]),
+        ("The Halden site alone adds 240 MW (MVGO).", ["https://mvgo.example/2024"]),
+        ("Storage firms employed 1,250 people at the end of 2024 (Valley Chamber of Commerce, 2025).", [chamber]),
+        ("Of these, about 540 work in operations and maintenance.", [chamber]),
+        ('"We expect to pass 1,200 MW of storage by the end of 2025," said Petra Vann.', [mvgo]),
+        ("Batteries supplied 6.4 % of evening peak demand in September 2024, vs. 2.9 % a year earlier.", [mvgo]),
+    ]
+    assert [s.reason for s in r.sentences if not s.needs_citation] == [
+        "heading", "heading", "transition", "transition", "question"]

@@ -167,9 +167,11 @@ def _clean(masked: str, table: bool = False) -> str:
     text = masked
     if table:
         text = " | ".join(cell.strip() for cell in text.strip().strip("|").split("|"))
+    text = re.sub(r"(\*\*|__|`)", "", text)
     text = re.sub(r"\s+", " ", text).strip()
+    text = re.sub(r"\(\s+", "(", text)
     text = re.sub(r"\s+([.,;:!?)])", r"\1", text)
-    return re.sub(r"(\*\*|__|`)", "", text)
+    return re.sub(r"\(\)", "", text).strip()
 
 
 def parse_report(text: str) -> Report:
