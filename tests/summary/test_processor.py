@@ -199,3 +199,26 @@ def test_metrics_off_still_summarizes(make_rig: Callable[..., Rig]) -> None:
     (root,) = rig.roots()
     assert (root.attributes or {})[names.summary_attr("searches")] == 1
     assert rig.value("citetrace_runs_total", agent="scout", outcome="ok") == 0
+
+
+def test_plain_readable_spans_are_summarized(make_rig: Callable[..., Rig]) -> None:
+    """ReadableSpans built by hand (plain attribute dicts, no SDK internals) go through the public fallback."""
+    from opentelemetry.sdk.trace import ReadableSpan
+    from opentelemetry.trace import SpanContext, TraceFlags
+
+    rig = make_rig()
+    tid = 0xABC
+    root_ctx = SpanContext(tid, 1, is_remote=False, trace_flags=TraceFlags(1))
+    tool = ReadableSpan("execute_tool s", SpanContext(tid, 2, is_remote=False), parent=root_ctx,
+                        attributes={names.TOOL_KIND: "search", names.TOOL_STATUS: "empty", names.RUN_ID: "r1",
+                                    names.GEN_AI_AGENT_NAME: "hand"}, start_time=0, end_time=2_000_000)
+    root = ReadableSpan("invoke_agent hand", root_ctx, parent=None,
+                        attributes={names.GEN_AI_OPERATION_NAME: names.OP_INVOKE_AGENT, names.RUN_ID: "r1",
+                                    names.GEN_AI_AGENT_NAME: "hand"}, start_time=0, end_time=5_000_000)
+    rig.processor.on_end(tool)
+    rig.processor.on_end(root)
+    rig.flush()
+    record = rig.store.get_run("r1")
+    assert record is not None and record.summary is not None
+    assert record.summary["empty_searches"] == 1 and record.summary["total_ms"] == 5.0
+    assert sorted(s.name for s in rig.kept.get_finished_spans()) == ["execute_tool s", "invoke_agent hand"]

@@ -48,7 +48,7 @@ def _service_name(span: ReadableSpan) -> str:
     return str(service) if known else names.AGENT_UNKNOWN
 
 
-def _attributes(span: ReadableSpan) -> Mapping[str, Any]:
+def _attributes(span: ReadableSpan | ApiSpan) -> Mapping[str, Any]:
     """The span's attributes as the plain dict the SDK keeps inside ``BoundedAttributes``, read-only.
 
     ``span.attributes`` wraps that dict in two Python-level mapping layers, which made each lookup cost about
@@ -57,7 +57,7 @@ def _attributes(span: ReadableSpan) -> Mapping[str, Any]:
     inner = getattr(getattr(span, "_attributes", None), "_dict", None)
     if isinstance(inner, dict):
         return inner
-    return span.attributes or {}
+    return getattr(span, "attributes", None) or {}
 
 
 class _Trace:
@@ -323,7 +323,7 @@ class TraceSummaryProcessor(SpanProcessor):
         """Called by ``research_run`` before the root ends: compute the summary, return its attributes."""
         try:
             span_id = span.get_span_context().span_id
-            attrs: Mapping[str, Any] = getattr(span, "attributes", None) or {}
+            attrs = _attributes(span)  # a live SDK span keeps its attributes the same way
             with self._lock:
                 state = self._traces.get(trace_id)
                 if state is None or span_id not in state.roots:
