@@ -88,7 +88,7 @@ def wait_for(predicate: Callable[[], Any], timeout: float, what: str, interval: 
 
 def get(url: str) -> str:
     with urllib.request.urlopen(url, timeout=10) as resp:
-        return resp.read().decode()
+        return str(resp.read().decode())
 
 
 def metric_sum(text: str, name: str, **labels: str) -> float:

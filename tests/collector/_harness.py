@@ -17,6 +17,20 @@ from typing import Any, Callable, Mapping, Sequence
 
 REPO = Path(__file__).resolve().parents[2]
 COLLECTOR_DIR = REPO / "collector"
+AGENTS = Path(__file__).with_name("_agents.py")
+"""The agent-fleet script the end-to-end tests run in a subprocess."""
+
+
+def summary_count_fields() -> tuple[str, ...]:
+    """Summary fields serve must reproduce exactly (total_ms depends on when the root ended)."""
+    from citetrace import names
+
+    return tuple(f for f in names.SUMMARY_FIELDS if f != "total_ms")
+
+
+def read_runs(path: Path) -> list[dict[str, Any]]:
+    """The JSON lines _agents.py wrote, one per finished run."""
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def free_port() -> int:

@@ -8,7 +8,6 @@ agents keep streaming.
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 import time
@@ -25,14 +24,13 @@ from citetrace.store import open_store
 from citetrace.summary import keep_by_hash
 
 from ._harness import (
-    COLLECTOR_DIR, Proc, collector_binary, collector_env, free_port, http_get, promql, promql_by,
-    read_otlp_json_lines, start_collector, start_prometheus, wait_until,
+    AGENTS, COLLECTOR_DIR, Proc, collector_binary, collector_env, free_port, http_get, promql, promql_by,
+    read_otlp_json_lines, read_runs, start_collector, start_prometheus, summary_count_fields, wait_until,
 )
 
 pytestmark = pytest.mark.slow
 
-AGENTS = Path(__file__).with_name("_agents.py")
-SUMMARY_COUNT_FIELDS = names.SUMMARY_FIELDS[:-1]  # total_ms depends on when the root ended; the rest must match
+SUMMARY_COUNT_FIELDS = summary_count_fields()
 
 
 @dataclass
@@ -68,10 +66,6 @@ class Stack:
         return proc
 
 
-def _read_runs(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
 def _total_runs(prom: str) -> float:
     result = promql(prom, f"sum(last_over_time({names.METRIC_RUNS_TOTAL}[30m]))")
     return float(result[0]["value"][1]) if result else 0.0
@@ -97,7 +91,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         out = tmp / "runs-a.jsonl"
         agents = s.agents(out, "--demo-rounds", "2", "--healthy", "300", "--errors", "4")
         assert agents.popen.wait(240) == 0, agents.tail()
-        s.runs = _read_runs(out)
+        s.runs = read_runs(out)
         wait_until(lambda: _total_runs(prom) >= len(s.runs), 90, f"{len(s.runs)} runs in Prometheus")
         yield s
     finally:
@@ -175,7 +169,7 @@ def test_restarting_serve_mid_stream_loses_at_most_the_traces_in_flight(stack: S
     lost = int(match.group(1))
     stack.start_serve(stack.metrics_ports[1], "serve-2")
     assert agents.popen.wait(120) == 0, agents.tail()
-    streamed = _read_runs(out)
+    streamed = read_runs(out)
     assert len(streamed) > 20
 
     prom = stack.prometheus

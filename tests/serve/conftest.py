@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
 
@@ -24,7 +24,7 @@ def make_service(store: MemoryStore) -> Iterator[object]:
     started: list[Service] = []
 
     def make(token: str | None = None, max_body_bytes: int = 1 << 20, grace_seconds: float = 0.2,
-             **settings: object) -> Service:
+             **settings: Any) -> Service:
         options = ServeOptions(host="127.0.0.1", port=0, metrics_port=0, token=token,
                                grace_seconds=grace_seconds, max_body_bytes=max_body_bytes)
         service = Service(options, settings=load_settings(**settings), store=store).start()

@@ -161,3 +161,25 @@ def test_non_citetrace_spans_are_ignored() -> None:
     other = SpanRecord(0x99, 5, None, "GET /", 1, 2, {"http.request.method": "GET"})
     asm.add(wire([other]))
     assert asm.in_flight == 0
+
+
+def test_summary_inputs_cover_every_attribute_the_summary_code_reads() -> None:
+    """The receiver decodes only SUMMARY_INPUTS: every span-attribute name the shared summary code uses is in it."""
+    import re
+    from pathlib import Path
+
+    import citetrace.summary as summary_pkg
+    from citetrace.serve._assembler import SUMMARY_INPUTS
+
+    skip = ("METRIC_", "ENV_", "SUMMARY_", "LABEL_", "STORE_DEFAULT")
+    used: set[str] = set()
+    for module in ("_summarize.py", "_metrics.py", "_aggregate.py"):
+        path = Path(summary_pkg.__file__).with_name(module)
+        if not path.exists():
+            continue
+        for const in re.findall(r"names\.([A-Z][A-Z0-9_]+)", path.read_text()):
+            value = getattr(names, const, None)
+            if isinstance(value, str) and "." in value and not const.startswith(skip):
+                used.add(value)
+    assert used, "found no attribute names in the summary code"
+    assert used <= SUMMARY_INPUTS, used - SUMMARY_INPUTS

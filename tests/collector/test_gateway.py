@@ -1,0 +1,82 @@
+"""Scale-out: the gateway (otelcol-gateway.yaml) routes by trace id to two tail-sampling collectors, each with
+its own citetrace serve; every run is summarised whole, exactly once, and kept traces are split the same way."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from citetrace import names
+from citetrace.config import Settings, load_settings
+from citetrace.serve import ServeOptions, Service
+from citetrace.store import MemoryStore
+from citetrace.summary import keep_by_hash
+
+from ._harness import (
+    AGENTS, COLLECTOR_DIR, Proc, collector_binary, collector_env, read_otlp_json_lines, read_runs, start_collector,
+    summary_count_fields, wait_until,
+)
+
+pytestmark = pytest.mark.slow
+
+
+def test_gateway_routes_whole_traces_to_one_tier2_each(tmp_path: Path) -> None:
+    """Each run lands whole on one tier-2 collector + serve (summary equals the agent's), both tiers get work."""
+    binary = collector_binary()
+    stores = [MemoryStore("memory://a"), MemoryStore("memory://b")]
+    services = [Service(ServeOptions(port=0, metrics_port=None, grace_seconds=1.0), settings=load_settings(),
+                        store=store).start() for store in stores]
+    procs: list[Proc] = []
+    try:
+        tier2_grpc = []
+        kept_files = []
+        for i, service in enumerate(services):
+            kept_file = tmp_path / f"kept-{i}.jsonl"
+            env = collector_env(**{
+                names.ENV_OTELCOL_SERVE_ENDPOINT: f"http://127.0.0.1:{service.port}",
+                names.ENV_OTELCOL_KEPT_EXPORTER: "file/kept",
+                names.ENV_OTELCOL_KEPT_FILE: str(kept_file),
+            })
+            procs.append(start_collector(binary, [COLLECTOR_DIR / "otelcol.yaml"], env, tmp_path / f"tier2-{i}.log"))
+            tier2_grpc.append(env[names.ENV_OTELCOL_GRPC_ENDPOINT])
+            kept_files.append(kept_file)
+        gw_env = collector_env(**{names.ENV_OTELCOL_TIER2: "[" + ", ".join(tier2_grpc) + "]"})
+        procs.append(start_collector(binary, [COLLECTOR_DIR / "otelcol-gateway.yaml"], gw_env,
+                                     tmp_path / "gateway.log"))
+        out = tmp_path / "runs.jsonl"
+        agents = Proc([sys.executable, str(AGENTS), "--endpoint",
+                       f"http://{gw_env[names.ENV_OTELCOL_HTTP_ENDPOINT]}/v1/traces", "--out", str(out),
+                       "--demo-rounds", "1", "--healthy", "150", "--errors", "3"], tmp_path / "agents.log")
+        procs.append(agents)
+        assert agents.popen.wait(240) == 0, agents.tail()
+        runs = read_runs(out)
+        wait_until(lambda: sum(len(s.runs(limit=10_000)) for s in stores) >= len(runs), 90, "every run summarised")
+
+        per_store = [{r.run_id: r for r in s.runs(limit=10_000)} for s in stores]
+        assert all(len(p) > 10 for p in per_store), [len(p) for p in per_store]  # both tiers did real work
+        assert not set(per_store[0]) & set(per_store[1])  # no run summarised twice
+        for run in runs:
+            [record] = [p[run["run_id"]] for p in per_store if run["run_id"] in p]
+            assert record.summary is not None
+            for field_name in summary_count_fields():
+                assert record.summary[field_name] == run["in_process"][names.summary_attr(field_name)]
+
+        settings = Settings()
+        expected = {r["trace_id"] for r in runs if r["reasons"] or keep_by_hash(
+            int(r["trace_id"], 16), salt=settings.sample_salt, percent=settings.sample_percent)}
+
+        def kept() -> list[set[str]]:
+            return [{s["traceId"] for s in read_otlp_json_lines(f)} for f in kept_files]
+
+        wait_until(lambda: set().union(*kept()) >= expected, 60, "kept traces from both tiers")
+        time.sleep(3)
+        first, second = kept()
+        assert first | second == expected and not first & second
+    finally:
+        for proc in reversed(procs):
+            proc.stop()
+        for service in services:
+            service.stop(drain_seconds=0)
