@@ -1,4 +1,8 @@
-"""``python -m citetrace._dashboards [--check] [--root DIR]``: regenerate (or verify) the operations files."""
+"""``python -m citetrace._dashboards [--check] [--root DIR]``: regenerate (or verify) the operations files.
+
+``--picture OUT.png --prometheus URL`` instead draws the overview dashboard from that Prometheus' data
+(needs matplotlib, the ``docs`` extra).
+"""
 
 from __future__ import annotations
 
@@ -13,7 +17,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m citetrace._dashboards", description=__doc__)
     parser.add_argument("--root", type=Path, default=Path.cwd(), help="repository root (default: cwd)")
     parser.add_argument("--check", action="store_true", help="only report files that differ; exit 1 if any")
+    parser.add_argument("--picture", type=Path, metavar="PNG", help="draw the overview from real data into PNG")
+    parser.add_argument("--prometheus", default="http://127.0.0.1:9090", help="Prometheus for --picture")
     args = parser.parse_args(argv)
+    if args.picture:
+        from citetrace._dashboards._picture import render
+
+        board = args.root / "grafana" / "dashboards" / "research-agent-overview.json"
+        try:
+            drawn = render(board, args.prometheus.rstrip("/"), args.picture)
+        except (OSError, ValueError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        print(f"{args.picture}: {drawn} panels")
+        return 0
     if args.check:
         stale = check(args.root)
         for path in stale:
