@@ -232,3 +232,47 @@ def test_dockerfile_builds_the_citetrace_cli(service: str) -> None:
     for copied in re.findall(r"^COPY (.+) \./?\S*$", text, re.M):
         for path in copied.split():
             assert (ROOT / path).exists(), path
+
+
+def test_alert_webhooks_reach_the_alert_sink() -> None:
+    """Alertmanager's webhook and Grafana's contact point both name a service listening on that port."""
+    am = _yaml("prometheus/alertmanager.yml")
+    urls = [w["url"] for r in am["receivers"] for w in r.get("webhook_configs", [])]
+    grafana = _yaml("grafana/provisioning/alerting/citetrace.yaml")
+    urls += [r["settings"]["url"] for cp in grafana["contactPoints"] for r in cp["receivers"]]
+    assert len(urls) >= 2
+    for url in urls:
+        _assert_reaches(urlsplit(url).netloc, f"webhook {url}")
+
+
+def test_alert_sink_program_answers_and_prints_notifications(tmp_path: Path) -> None:
+    """The alert-sink's inline program, run for real, answers a webhook POST with 200 and prints the alert."""
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    program = _services()["alert-sink"]["entrypoint"][2]
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    program = program.replace('("0.0.0.0", 5001)', f'("127.0.0.1", {port})')
+    assert f"{port}" in program, "the sink no longer listens on 0.0.0.0:5001"
+    proc = subprocess.Popen(["timeout", "60", sys.executable, "-c", program], stdout=subprocess.PIPE, text=True)
+    try:
+        body = json.dumps({"alerts": [{"status": "firing", "labels": {"alertname": "X", "agent": "a"}}]}).encode()
+        for _ in range(100):
+            try:
+                with urllib.request.urlopen(urllib.request.Request(
+                        f"http://127.0.0.1:{port}/alertmanager", data=body, method="POST"), timeout=2) as resp:
+                    assert resp.status == 200
+                break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            raise AssertionError("alert-sink did not answer")
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=10)
+    assert "/alertmanager firing X a" in out
