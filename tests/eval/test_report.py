@@ -218,3 +218,18 @@ def test_llm_style_report_end_to_end() -> None:
     ]
     assert [s.reason for s in r.sentences if not s.needs_citation] == [
         "heading", "heading", "transition", "transition", "question"]
+
+
+def test_reference_style_links() -> None:
+    """[anchor][key] cites the URL of the "[key]: url" definition and keeps the anchor text."""
+    r = parse_report("The [statistics office][stats] said so. Rates rose [the survey][2].\n\n"
+                     "[stats]: https://stats.example/u\n[2]: https://survey.example/s\n")
+    assert [(s.text, [c.url for c in s.citations]) for s in r.sentences] == [
+        ("The statistics office said so.", ["https://stats.example/u"]),
+        ("Rates rose the survey.", ["https://survey.example/s"])]
+
+
+def test_adjacent_markers_are_not_a_reference_link() -> None:
+    """[1][2] is two markers, not an anchor '1' linking to reference 2."""
+    r = parse_report("Both say so [1][2].\n\n[1] https://a.example/one\n[2] https://b.example/two\n")
+    assert [c.url for c in r.sentences[0].citations] == ["https://a.example/one", "https://b.example/two"]

@@ -2,7 +2,8 @@
 
 Three citation styles are understood, and may be mixed: numbered inline markers with a reference list
 (``... in 2024 [3].`` plus ``[3] https://...`` or a numbered list under a "References"/"Sources" heading),
-markdown links (``[the BLS report](https://...)``, also bare and ``<...>`` URLs), and footnotes
+markdown links (``[the BLS report](https://...)``, ``[the BLS report][bls]`` with ``[bls]: https://...``,
+also bare and ``<...>`` URLs), and footnotes
 (``[^3]`` with ``[^3]: https://...``). Markers and URLs are blanked with spaces before splitting, so
 offsets stay true and a marker written after the full stop stays with its sentence.
 """
@@ -22,6 +23,7 @@ _URL = re.compile(r"https?://[^\s<>\"'\]\[)]+[^\s<>\"'\]\[).,;:!?]")
 _LINK = re.compile(r"!?\[([^\]\n]*)\]\(\s*<?(https?://[^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
 _MARKER = re.compile(r"\[(\d{1,4}(?:\s*(?:,|-|–)\s*\d{1,4})*)\](?!\()")
+_REFLINK = re.compile(r"\[([^\]\n]+)\]\[([^\]\s^]{1,32})\]")
 _FOOTNOTE = re.compile(r"\[\^([^\]\s]{1,32})\]")
 _REF_DEF = re.compile(r"^\s{0,3}\[(\^?)([^\]\s]{1,32})\]:?\s+(.*)$")
 _NUMBERED = re.compile(r"^\s{0,3}(\d{1,4})[.)]\s+(.*)$")
@@ -133,6 +135,15 @@ def _citations(text: str, refs: dict[str, str | None], skip: frozenset[int]) -> 
         _mask(chars, m.start(), m.start(1))
         _mask(chars, m.end(1), m.end())
         claim(m.start(), m.end())
+    for m in _REFLINK.finditer(text):  # reference-style link: [anchor][key] with "[key]: url"
+        anchor_is_marker = m.group(1).startswith("^") or _MARKER.fullmatch(f"[{m.group(1)}]") is not None
+        if free(m.start(), m.end()) and m.group(2) in refs and not anchor_is_marker:
+            key = m.group(2)
+            found.append(Citation(f"[{key}]", refs[key], m.start(), m.end(),
+                                  None if refs[key] else f"reference [{key}] has no URL"))
+            _mask(chars, m.start(), m.start(1))
+            _mask(chars, m.end(1), m.end())
+            claim(m.start(), m.end())
     for m in _AUTOLINK.finditer(text):
         if free(m.start(), m.end()):
             found.append(Citation(m.group(0), m.group(1), m.start(), m.end()))
