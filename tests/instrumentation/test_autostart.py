@@ -203,6 +203,21 @@ def test_opentelemetry_instrument_picks_it_up_and_can_disable_it(tmp_path: Path,
     assert "execute_tool tavily.search" not in [s["name"] for s in receiver.spans()]
 
 
+def test_hook_respects_disabled_instrumentations_and_bad_values(tmp_path: Path) -> None:
+    """CITETRACE_AUTO_INSTRUMENT=true with OTEL_PYTHON_DISABLED_INSTRUMENTATIONS=citetrace instruments nothing;
+    an unparsable value warns once and counts as off."""
+    code = ("from citetrace.instrumentation import CiteTraceInstrumentor; "
+            "print(CiteTraceInstrumentor().is_instrumented_by_opentelemetry)")
+    env = _env(CITETRACE_AUTO_INSTRUMENT="true", OTEL_PYTHON_DISABLED_INSTRUMENTATIONS="flask, citetrace",
+               OTEL_TRACES_EXPORTER="none", CITETRACE_STORE="memory://", CITETRACE_METRICS="off")
+    proc = _run([sys.executable, "-c", code], tmp_path, env)
+    assert (proc.returncode, proc.stdout.strip()) == (0, "False"), proc.stderr
+    proc = _run([sys.executable, "-c", code], tmp_path, {**env, "OTEL_PYTHON_DISABLED_INSTRUMENTATIONS": "",
+                                                         "CITETRACE_AUTO_INSTRUMENT": "maybe"})
+    assert (proc.returncode, proc.stdout.strip()) == (0, "False"), proc.stderr
+    assert proc.stderr.count("CITETRACE_AUTO_INSTRUMENT") == 1
+
+
 def test_startup_failure_never_stops_the_agent(tmp_path: Path, web: LocalServer) -> None:
     """A broken configuration (unwritable store) is logged once; the agent runs and exits normally."""
     (tmp_path / "agent.py").write_text(PLAIN_AGENT)
