@@ -204,3 +204,23 @@ def test_works_without_configure_and_opens_store_lazily(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["2", "1"]
     assert (tmp_path / "lazy.db").exists()
+
+
+def test_collector_sampling_exports_every_span(otlp_receiver: tuple[str, list[bytes]], tmp_path: Path) -> None:
+    """In the fleet setup (CITETRACE_METRICS=off) a healthy run's every span is exported, summary on its root."""
+    endpoint, bodies = otlp_receiver
+    healthy = AGENT.replace("return []                      #", "return [{'url': 'https://a.example/1'}]  #")
+    env = {"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint, "CITETRACE_STORE": "memory://", "CITETRACE_SAMPLE_PERCENT": "0"}
+    out = _run(healthy, tmp_path, **env)
+    assert out.returncode == 0, out.stderr
+    assert [n for n, _, _ in _spans(bodies)] == ["invoke_agent cfg-agent"]  # embedded: healthy run, root only
+    bodies.clear()
+    out = _run(healthy, tmp_path, CITETRACE_METRICS="off", **env)
+    assert out.returncode == 0, out.stderr
+    spans = {n: a for n, a, _ in _spans(bodies)}
+    assert set(spans) == {"invoke_agent cfg-agent", "execute_tool search", "execute_tool fetch"}
+    assert spans["invoke_agent cfg-agent"][names.SUMMARY_KEEP] is False
+    bodies.clear()
+    out = _run(healthy, tmp_path, CITETRACE_SAMPLING="collector", **env)
+    assert out.returncode == 0, out.stderr
+    assert len(_spans(bodies)) == 3

@@ -167,10 +167,14 @@ def configure(
     if not isinstance(provider, TracerProvider):
         raise TypeError("configure(tracer_provider=...) expects an opentelemetry.sdk.trace.TracerProvider")
 
-    processor, registry = _summary_processor(resolved, run_store, exporter)
+    # Embedded sampling: the summary processor buffers each trace and exports only kept ones. Collector
+    # sampling (the fleet setup): every span is exported and the collector's tail sampler decides, because
+    # `citetrace serve` behind it must see every span to summarize a run.
+    embedded = resolved.sampling_mode == "embedded"
+    processor, registry = _summary_processor(resolved, run_store, exporter if embedded else None)
     if processor is not None:
         provider.add_span_processor(processor)
-    elif exporter is not None:
+    if exporter is not None and (processor is None or not embedded):
         provider.add_span_processor(BatchSpanProcessor(exporter))
     _state.reset(resolved, tracer_provider=provider, store_=run_store)
 

@@ -30,6 +30,7 @@ class Settings:
     capture_content: bool = False
     store_uri: str = names.STORE_DEFAULT_URI
     metrics: str = "embedded"
+    sampling: str | None = None
     metrics_port: int | None = None
     empty_fetch_chars: int = 200
     max_urls: int = 50
@@ -43,6 +44,13 @@ class Settings:
     max_tool_names: int = 50
     service_name: str | None = None
     sdk_disabled: bool = False
+
+    @property
+    def sampling_mode(self) -> str:
+        """Where keep-on-failure sampling happens: ``embedded`` or ``collector`` (see ``CITETRACE_SAMPLING``)."""
+        if self.sampling is not None:
+            return self.sampling
+        return "collector" if self.metrics == "off" else "embedded"
 
 
 def _parse_bool(raw: str) -> bool:
@@ -82,6 +90,13 @@ def _parse_metrics(raw: str) -> str:
     return value
 
 
+def _parse_sampling(raw: str) -> str:
+    value = raw.strip().lower()
+    if value not in ("embedded", "collector"):
+        raise ValueError(f"expected 'embedded' or 'collector', got {raw!r}")
+    return value
+
+
 def _parse_port(raw: str) -> int:
     value = int(raw.strip())
     if not 0 <= value <= 65535:
@@ -100,6 +115,7 @@ _ENV: dict[str, tuple[tuple[str, ...], Callable[[str], Any]]] = {
     "capture_content": ((names.ENV_CAPTURE_CONTENT, names.ENV_GENAI_CAPTURE_CONTENT), _parse_bool),
     "store_uri": ((names.ENV_STORE,), _nonempty),
     "metrics": ((names.ENV_METRICS,), _parse_metrics),
+    "sampling": ((names.ENV_SAMPLING,), _parse_sampling),
     "metrics_port": ((names.ENV_METRICS_PORT,), _parse_port),
     "empty_fetch_chars": ((names.ENV_EMPTY_FETCH_CHARS,), _parse_positive_int),
     "max_urls": ((names.ENV_MAX_URLS,), _parse_positive_int),
@@ -183,6 +199,8 @@ def _check_override(field_name: str, value: Any) -> None:
         expected = str
     if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
         raise ValueError(f"citetrace setting {field_name}={value!r}: expected {expected}")
+    if field_name == "sampling" and value not in ("embedded", "collector"):
+        raise ValueError(f"citetrace setting sampling={value!r}: expected 'embedded' or 'collector'")
     if field_name == "metrics" and value not in ("embedded", "off"):
         raise ValueError(f"citetrace setting metrics={value!r}: expected 'embedded' or 'off'")
     if field_name == "sample_percent" and not 0 <= float(value) <= 100:

@@ -300,6 +300,10 @@ ENV_AUTO_INSTRUMENT: Final = "CITETRACE_AUTO_INSTRUMENT"
 """``true`` configures and instruments at interpreter start (startup hook)."""
 ENV_METRICS: Final = "CITETRACE_METRICS"
 """``embedded`` (default: this process exports metrics) or ``off`` (leave them to ``citetrace serve``)."""
+ENV_SAMPLING: Final = "CITETRACE_SAMPLING"
+"""``embedded``: keep-on-failure sampling in this process, before the exporter; ``collector``: export every
+span and let the collector's tail sampler decide (it reads ``citetrace.summary.keep``). Default: ``embedded``,
+or ``collector`` when ``CITETRACE_METRICS=off`` (the fleet setup, where ``citetrace serve`` needs every span)."""
 ENV_METRICS_PORT: Final = "CITETRACE_METRICS_PORT"
 """If set, ``configure()`` serves metrics on this port on 127.0.0.1."""
 ENV_EMPTY_FETCH_CHARS: Final = "CITETRACE_EMPTY_FETCH_CHARS"
