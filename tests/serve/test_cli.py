@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -61,7 +62,7 @@ def test_port_in_use_is_a_clear_error() -> None:
 
 
 def test_runs_writes_the_sqlite_store_and_stops_on_sigterm(tmp_path: Path) -> None:
-    """The service accepts OTLP, writes the summary to its store, and on SIGTERM exits 0 reporting traces in flight."""
+    """The service accepts OTLP, writes summaries `citetrace runs` lists, and on SIGTERM exits 0 reporting traces in flight."""
     port, metrics_port = free_port(), free_port()
     db = tmp_path / "serve.db"
     proc = subprocess.Popen(CMD + ["--port", str(port), "--metrics-port", str(metrics_port), "--store",
@@ -88,9 +89,7 @@ def test_runs_writes_the_sqlite_store_and_stops_on_sigterm(tmp_path: Path) -> No
         _, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
     assert "1 trace(s) were in flight" in err
-    from citetrace.store import open_store
-
-    store = open_store(f"sqlite:///{db}")
-    record = store.get_run("cli-run")
-    store.close()
-    assert record is not None and record.summary is not None and record.summary["failed"] is True
+    listed = subprocess.run([sys.executable, "-m", "citetrace.cli", "runs", "--store", f"sqlite:///{db}", "--json"],
+                            capture_output=True, text=True, check=True).stdout
+    [run] = [r for r in json.loads(listed) if r["run_id"] == "cli-run"]
+    assert run["summary"]["failed"] is True  # `citetrace runs` works against the service's store
