@@ -112,7 +112,7 @@ def _evaluate(args: argparse.Namespace, store: Store, judge: Judge, run_id: str,
 
 def _missing_extra(exc: ModuleNotFoundError) -> str:
     if exc.name in ("pysbd", "rank_bm25"):
-        return f"citation evaluation needs {exc.name}: pip install 'citetrace[eval]'"
+        return f"citation evaluation needs {exc.name}, a dependency of citetrace: reinstall citetrace (pip install citetrace)"
     raise exc
 
 
