@@ -276,3 +276,44 @@ def test_alert_sink_program_answers_and_prints_notifications(tmp_path: Path) -> 
         proc.terminate()
         out, _ = proc.communicate(timeout=10)
     assert "/alertmanager firing X a" in out
+
+
+def _docker_context() -> list[str]:
+    """Top-level paths .dockerignore lets into the build context (it ignores `*` and re-includes with `!`)."""
+    lines = [ln.strip() for ln in (ROOT / ".dockerignore").read_text().splitlines()]
+    lines = [ln for ln in lines if ln and not ln.startswith("#")]
+    assert lines[0] == "*", ".dockerignore should start by ignoring everything"
+    return sorted(ln[1:].rstrip("/") for ln in lines if ln.startswith("!"))
+
+
+def test_image_inputs_build_an_installable_wheel(tmp_path: Path) -> None:
+    """A wheel builds from exactly the files the Dockerfile copies, and it has the `citetrace` command."""
+    import shutil
+    import subprocess
+    import sys
+    import zipfile
+
+    text = (ROOT / "Dockerfile").read_text()
+    copied = sorted(p.rstrip("/") for line in re.findall(r"^COPY (.+) \S+$", text, re.M) for p in line.split())
+    assert copied == _docker_context()
+    context = tmp_path / "context"
+    context.mkdir()
+    for rel in copied:
+        src = ROOT / rel
+        if src.is_dir():
+            shutil.copytree(src, context / rel, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy(src, context / rel)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path / "dist"),
+         str(context)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (wheel,) = (tmp_path / "dist").glob("citetrace-*.whl")
+    with zipfile.ZipFile(wheel) as zf:
+        entry_points = next(n for n in zf.namelist() if n.endswith("entry_points.txt"))
+        assert "citetrace = citetrace.cli:main" in zf.read(entry_points).decode()
+        files = zf.namelist()
+        assert "citetrace/serve/_cli.py" in files and "citetrace/demo/_cli.py" in files
+        assert any(n.startswith("citetrace/demo/corpus/") for n in files), "the demo corpus is missing"
