@@ -24,9 +24,9 @@ def make_service(store: MemoryStore) -> Iterator[object]:
     started: list[Service] = []
 
     def make(token: str | None = None, max_body_bytes: int = 1 << 20, grace_seconds: float = 0.2,
-             **settings: Any) -> Service:
-        options = ServeOptions(host="127.0.0.1", port=0, metrics_port=0, token=token,
-                               grace_seconds=grace_seconds, max_body_bytes=max_body_bytes)
+             max_connections: int = 64, **settings: Any) -> Service:
+        options = ServeOptions(host="127.0.0.1", port=0, metrics_port=0, token=token, grace_seconds=grace_seconds,
+                               max_body_bytes=max_body_bytes, max_connections=max_connections)
         service = Service(options, settings=load_settings(**settings), store=store).start()
         started.append(service)
         return service

@@ -189,3 +189,18 @@ def test_stop_answers_503_and_reports_lost_traces(make_service: MakeService, sto
     stopper.join(10)
     assert lost == [2]
     assert store.get_run("r-done") is not None
+
+
+def test_connection_flood_is_refused_not_queued(make_service: MakeService) -> None:
+    """With every connection slot held by idle clients, a new client gets 503 at once; a freed slot serves again."""
+    import socket
+
+    service = make_service(max_connections=3)
+    idle = [socket.create_connection(("127.0.0.1", service.port)) for _ in range(3)]
+    try:
+        wait_for(lambda: post(service, b"", {"Content-Type": PB})[0] == 503, 5)
+    finally:
+        for sock in idle:
+            sock.close()
+    wait_for(lambda: post(service, encode_request(healthy_run(0x8001)).SerializeToString(),
+                          {"Content-Type": PB})[0] == 200, 5)

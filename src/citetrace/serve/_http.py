@@ -12,8 +12,9 @@ from __future__ import annotations
 import hmac
 import json
 import logging
+import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 from google.protobuf import json_format
 from google.rpc import code_pb2, status_pb2
@@ -67,6 +68,7 @@ class _Handler(BaseHTTPRequestHandler):
     server: "IngestServer"
     protocol_version = "HTTP/1.1"
     server_version = "citetrace-serve"
+    timeout = 60  # a client that stalls mid-body or idles on keep-alive gives its thread back
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
         _log.debug("%s " + format, self.address_string(), *args)
@@ -111,7 +113,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802 - stdlib name
         try:
             self._post()
-        except (BrokenPipeError, ConnectionResetError):
+        except (BrokenPipeError, ConnectionResetError, TimeoutError):
             self.close_connection = True
         except Exception as exc:  # noqa: BLE001 - bad input must never take the service down
             self.server.ingest.on_error(exc)
@@ -174,12 +176,35 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class IngestServer(ThreadingHTTPServer):
-    """A threading HTTP server bound to ``(host, port)`` (port 0 picks a free one)."""
+    """A threading HTTP server bound to ``(host, port)`` (port 0 picks a free one).
+
+    At most ``max_connections`` connections are served at once (one thread each); more are answered 503 at
+    once and closed, so a connection flood cannot grow threads and memory without bound.
+    """
 
     daemon_threads = True
     allow_reuse_address = True
     request_queue_size = 128
 
-    def __init__(self, host: str, port: int, ingest: Ingest) -> None:
+    def __init__(self, host: str, port: int, ingest: Ingest, max_connections: int = 64) -> None:
         self.ingest = ingest
+        self._slots = threading.BoundedSemaphore(max_connections)
         super().__init__((host, port), _Handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            self.ingest.answered(503, None)
+            try:
+                request.sendall(b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 0\r\n"
+                                b"Connection: close\r\n\r\n")
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()

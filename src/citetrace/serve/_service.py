@@ -43,6 +43,7 @@ class ServeOptions:
     grace_seconds: float = 2.0
     max_body_bytes: int = 16 * 1024 * 1024
     drain_seconds: float = 0.0
+    max_connections: int = 64
 
 
 class Service:
@@ -89,7 +90,7 @@ class Service:
             keys=SUMMARY_INPUTS,
         )
         try:
-            self._server = IngestServer(opts.host, opts.port, ingest)
+            self._server = IngestServer(opts.host, opts.port, ingest, max_connections=opts.max_connections)
         except OSError as exc:
             raise OSError(exc.errno, f"cannot serve OTLP on {opts.host}:{opts.port}: {exc.strerror or exc}") from exc
         if opts.metrics_port is not None:
