@@ -96,6 +96,9 @@ class Workload:
             citations = tuple(f[names.URL_FULL] for f in fetches)
             self.traces.append((t, searches, fetches, citations))
 
+    finalize_s = 0.0
+    """CPU spent from the run-end hooks to the root's end() returning (summary, attributes, decision)."""
+
     def run(self, tracer: trace.Tracer, hooks: bool) -> None:
         for t, searches, fetches, citations in self.traces:
             root = tracer.start_span("invoke_agent bench", attributes={
@@ -107,6 +110,7 @@ class Workload:
             for attrs in fetches:
                 tracer.start_span("execute_tool read_page", context=ctx, attributes=attrs).end()
             root.set_attribute(names.CITATIONS, citations)
+            t0 = time.process_time()
             if hooks:
                 tid = root.get_span_context().trace_id
                 for hook in run_end_hooks():
@@ -114,6 +118,7 @@ class Workload:
                     if extra:
                         root.set_attributes(dict(extra))
             root.end()
+            self.finalize_s += time.process_time() - t0
 
 
 class CaptureWorkload:
@@ -218,19 +223,25 @@ def main() -> None:
             work: Workload | CaptureWorkload = (Workload if spans_by == "hand" else CaptureWorkload)(
                 args.traces, unique=pool == "unique")
             times: dict[str, list[float]] = {c: [] for c in configs}
+            finals: dict[str, list[float]] = {c: [] for c in configs}
             time_config("summary", work)  # warm-up
             for _ in range(args.rounds):
                 for config in configs:
+                    if isinstance(work, Workload):
+                        work.finalize_s = 0.0
                     times[config].append(time_config(config, work))
+                    if isinstance(work, Workload):
+                        finals[config].append(work.finalize_s)
             base = statistics.median(times["baseline"])
             print(f"\n## spans by {spans_by}, URLs {pool} ({args.traces} traces x {SPANS_PER_TRACE} spans, "
                   f"CPU time, median of {args.rounds} rounds)")
-            print("| configuration | us per span | us per trace | x baseline | added vs baseline |")
-            print("|---|---:|---:|---:|---:|")
+            print("| configuration | us per span | us per trace | x baseline | added vs baseline | root end (us) |")
+            print("|---|---:|---:|---:|---:|---:|")
             for config in configs:
                 med = statistics.median(times[config])
+                fin = f"{statistics.median(finals[config]) / args.traces * 1e6:.0f}" if finals[config] else "-"
                 print(f"| {config} | {med / spans * 1e6:.1f} | {med / args.traces * 1e6:.0f} | {med / base:.2f} |"
-                      f" {(med - base) / base * 100:+.0f} % |")
+                      f" {(med - base) / base * 100:+.0f} % | {fin} |")
     n = max(200, args.traces)
     print(f"\n## Memory per trace in flight (root open, {SPANS_PER_TRACE - 1} children ended, {n} traces)")
     print("| configuration | bytes per trace |")
