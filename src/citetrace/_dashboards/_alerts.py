@@ -9,7 +9,7 @@ Prometheus gets one boolean expression and Grafana gets query A (value and guard
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Callable, Literal
 
 from citetrace import names
 from citetrace._dashboards._promql import JOB_SERVE, by_agent, per_run_mean, rate_sum, ratio, sel
@@ -83,8 +83,21 @@ def _tool_calls(**labels: str) -> str:
     return sel(names.METRIC_TOOL_CALLS_TOTAL, **labels)
 
 
-def _rising(short: str, long: str, factor: int) -> str:
-    return f"{short} > {factor} * ({long})"
+def _rising(measure: Callable[[str], str], window: str, baseline: str, factor: int) -> str:
+    """Guard: ``measure`` over ``window`` is at least ``factor`` times its level over ``baseline``."""
+    return f"{measure(window)} > {factor} * ({measure(baseline)})"
+
+
+def _empty_search_ratio(window: str) -> str:
+    return ratio(_EMPTY_SEARCHES, _SEARCHES, window, _AGENT)
+
+
+def _rate_limited_ratio(window: str) -> str:
+    return ratio(_RATE_LIMITED, _ALL_CALLS, window, _AGENT)
+
+
+def _repeats_per_run(window: str) -> str:
+    return per_run_mean(names.METRIC_RUN_REPEAT_QUERIES, window, _AGENT)
 
 
 _AGENT = by_agent()
@@ -144,7 +157,7 @@ ALERTS: tuple[Alert, ...] = (
     Alert(
         name="CitetraceEmptySearchRateRising",
         severity=SEVERITY_TICKET,
-        value=ratio(_EMPTY_SEARCHES, _SEARCHES, WINDOW, _AGENT),
+        value=_empty_search_ratio(WINDOW),
         op=">",
         threshold=0.2,
         for_="10m",
@@ -155,18 +168,14 @@ ALERTS: tuple[Alert, ...] = (
             " provider and the queries the agent writes (Tool drill-down)."
         ),
         guards=(
-            _rising(
-                ratio(_EMPTY_SEARCHES, _SEARCHES, WINDOW, _AGENT),
-                ratio(_EMPTY_SEARCHES, _SEARCHES, BASELINE, _AGENT),
-                2,
-            ),
+            _rising(_empty_search_ratio, WINDOW, BASELINE, 2),
             f"{rate_sum(_SEARCHES, WINDOW, _AGENT)} >= 10",
         ),
     ),
     Alert(
         name="CitetraceRateLimitSpike",
         severity=SEVERITY_TICKET,
-        value=ratio(_RATE_LIMITED, _ALL_CALLS, _SPIKE_WINDOW, _AGENT),
+        value=_rate_limited_ratio(_SPIKE_WINDOW),
         op=">",
         threshold=0.1,
         for_="5m",
@@ -177,17 +186,13 @@ ALERTS: tuple[Alert, ...] = (
             " Check provider quotas and the agent's concurrency (Tool drill-down, status rate_limited)."
         ),
         guards=(
-            _rising(
-                ratio(_RATE_LIMITED, _ALL_CALLS, _SPIKE_WINDOW, _AGENT),
-                ratio(_RATE_LIMITED, _ALL_CALLS, _SPIKE_BASELINE, _AGENT),
-                3,
-            ),
+            _rising(_rate_limited_ratio, _SPIKE_WINDOW, _SPIKE_BASELINE, 3),
         ),
     ),
     Alert(
         name="CitetraceRepeatedQueriesRising",
         severity=SEVERITY_TICKET,
-        value=per_run_mean(names.METRIC_RUN_REPEAT_QUERIES, WINDOW, _AGENT),
+        value=_repeats_per_run(WINDOW),
         op=">",
         threshold=1,
         for_="15m",
@@ -198,11 +203,7 @@ ALERTS: tuple[Alert, ...] = (
             " cost spike. Open a kept trace from the overview's latency exemplars."
         ),
         guards=(
-            _rising(
-                per_run_mean(names.METRIC_RUN_REPEAT_QUERIES, WINDOW, _AGENT),
-                per_run_mean(names.METRIC_RUN_REPEAT_QUERIES, BASELINE, _AGENT),
-                2,
-            ),
+            _rising(_repeats_per_run, WINDOW, BASELINE, 2),
         ),
     ),
     Alert(
