@@ -224,3 +224,11 @@ def test_collector_sampling_exports_every_span(otlp_receiver: tuple[str, list[by
     out = _run(healthy, tmp_path, CITETRACE_SAMPLING="collector", **env)
     assert out.returncode == 0, out.stderr
     assert len(_spans(bodies)) == 3
+
+
+def test_configure_creates_no_store_until_first_write(tmp_path: Path) -> None:
+    """configure() opens the store lazily: a process that never fetches leaves no store behind."""
+    script = "import citetrace; citetrace.configure(); print('ok')"
+    out = _run(script, tmp_path, OTEL_TRACES_EXPORTER="none")
+    assert out.returncode == 0, out.stderr
+    assert not (tmp_path / ".citetrace").exists()

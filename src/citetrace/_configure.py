@@ -21,7 +21,7 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExport
 from citetrace import names
 from citetrace.capture import _state
 from citetrace.config import Settings, load_settings
-from citetrace.store import Store, open_store, set_default_store
+from citetrace.store import LazyStore, Store, open_store, set_default_store
 
 __all__ = ["configure", "Telemetry", "exporter_from_env"]
 
@@ -148,7 +148,7 @@ def configure(
     elif store is not None:
         run_store = store
     else:
-        run_store = open_store(resolved.store_uri)
+        run_store = LazyStore(resolved.store_uri)  # opened on first write
     set_default_store(run_store)
 
     owns = False

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 __all__ = [
     "query_hash",
@@ -32,6 +33,11 @@ _TEXT_KEYS = ("content", "text", "markdown", "raw_content", "html", "body", "pag
 _URL_RE = re.compile(r"https?://[^\s<>\"'\)\]\}]+")
 _WS = re.compile(r"\s+")
 _RATE_NAMES = ("ratelimit", "rate_limit", "usagelimit", "toomanyrequests", "quotaexceeded", "throttl")
+
+
+def _is_map(value: Any) -> bool:
+    """isinstance(value, Mapping) with a fast path for plain dicts (the common case, 6x cheaper)."""
+    return type(value) is dict or isinstance(value, Mapping)
 
 
 def query_hash(query: str) -> str:
@@ -63,7 +69,7 @@ def locate_results(result: Any, depth: int = 0) -> Sequence[Any] | None:
         return result
     if depth > 3 or result is None or isinstance(result, (str, bytes)):
         return None
-    if isinstance(result, Mapping):
+    if _is_map(result):
         for key in _RESULT_KEYS:
             if key in result:
                 found = locate_results(result[key], depth + 1)
@@ -81,13 +87,13 @@ def locate_results(result: Any, depth: int = 0) -> Sequence[Any] | None:
 def _item_url(item: Any) -> str | None:
     if isinstance(item, str):
         return item if item.startswith(("http://", "https://")) else None
-    if isinstance(item, Mapping):
+    if _is_map(item):
         for key in _URL_KEYS:
             value = item.get(key)
             if isinstance(value, str) and value:
                 return value
         meta = item.get("metadata")
-        if isinstance(meta, Mapping):
+        if _is_map(meta):
             return _item_url(meta)
         return None
     for key in ("url", "link", "href"):
@@ -95,7 +101,7 @@ def _item_url(item: Any) -> str | None:
         if isinstance(value, str) and value:
             return value
     meta = getattr(item, "metadata", None)
-    if isinstance(meta, Mapping):
+    if _is_map(meta):
         return _item_url(meta)
     return None
 
@@ -124,7 +130,7 @@ def _text_from(value: Any, depth: int = 0) -> str | None:
         return value.decode("utf-8", "replace")
     if depth > 2 or value is None:
         return None
-    if isinstance(value, Mapping):
+    if _is_map(value):
         for key in _TEXT_KEYS:
             text = value.get(key)
             if isinstance(text, str):
@@ -169,7 +175,7 @@ def text_size(result: Any, items: Sequence[Any] | None) -> int:
     for item in items:
         if isinstance(item, str):
             total += len(item)
-        elif isinstance(item, Mapping):
+        elif _is_map(item):
             for value in item.values():
                 if isinstance(value, str):
                     total += len(value)
@@ -191,7 +197,7 @@ def http_status_of(result: Any) -> int | None:
     """HTTP status from a response-like result (``status_code``/``status``) or a dict field."""
     if isinstance(result, (str, bytes, list, tuple)) or result is None:
         return None
-    if isinstance(result, Mapping):
+    if _is_map(result):
         for key in ("status_code", "statusCode", "http_status"):
             status = _int_status(result.get(key))
             if status is not None:
@@ -217,7 +223,7 @@ def http_status_of_exc(exc: BaseException) -> int | None:
 def content_type_of(result: Any) -> str | None:
     """Content type from a response-like result's headers."""
     headers = getattr(result, "headers", None)
-    if headers is None or isinstance(result, Mapping):
+    if headers is None or _is_map(result):
         return None
     try:
         value = headers.get("content-type")
@@ -245,7 +251,7 @@ def returned_failure(result: Any) -> str | None:
     status = http_status_of(result)
     if status is not None and status >= 400:
         return "rate_limited" if status == 429 else "error"
-    if isinstance(result, Mapping):
+    if _is_map(result):
         err = result.get("error")
         if err and not any(result.get(k) for k in ("results", "organic_results", "data", "content", "text")):
             text = str(err).lower()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any, Sequence
 
 from citetrace.store._memory import MemoryStore
 from citetrace.store._model import Document, RunRecord, Store, ToolCallRecord, content_hash, make_ref, parse_ref
@@ -15,6 +16,7 @@ from citetrace.store._sqlite import SQLiteStore
 
 __all__ = [
     "Document",
+    "LazyStore",
     "MemoryStore",
     "RunRecord",
     "SQLiteStore",
@@ -66,3 +68,69 @@ def set_default_store(store: Store | None) -> Store | None:
     with _lock:
         previous, _default = _default, store
     return previous
+
+
+class LazyStore:
+    """A store opened on first use, so that configuring citetrace never creates files by itself."""
+
+    def __init__(self, uri: str) -> None:
+        self.uri = uri
+        self._store: Store | None = None
+        self._lock = threading.Lock()
+
+    def _get(self) -> Store:
+        if self._store is None:
+            with self._lock:
+                if self._store is None:
+                    self._store = open_store(self.uri)
+        return self._store
+
+    def put_document(
+        self,
+        run_id: str,
+        url: str,
+        text: str,
+        *,
+        status: str,
+        http_status: int | None = None,
+        content_type: str | None = None,
+        fetched_at: float | None = None,
+    ) -> str:
+        return self._get().put_document(
+            run_id, url, text, status=status, http_status=http_status, content_type=content_type,
+            fetched_at=fetched_at,
+        )
+
+    def documents(self, run_id: str) -> list[Document]:
+        return self._get().documents(run_id)
+
+    def get(self, run_id: str, url: str) -> Document | None:
+        return self._get().get(run_id, url)
+
+    def get_ref(self, ref: str) -> str | None:
+        return self._get().get_ref(ref)
+
+    def put_run(self, run: RunRecord) -> None:
+        self._get().put_run(run)
+
+    def finish_run(self, run_id: str, *, ended_at: float, answer: str | None, error_type: str | None) -> None:
+        self._get().finish_run(run_id, ended_at=ended_at, answer=answer, error_type=error_type)
+
+    def put_calls(self, calls: Sequence[ToolCallRecord]) -> None:
+        self._get().put_calls(calls)
+
+    def calls(self, run_id: str) -> list[ToolCallRecord]:
+        return self._get().calls(run_id)
+
+    def put_summary(self, run_id: str, summary: dict[str, Any], *, trace_id: str = "", agent: str = "") -> None:
+        self._get().put_summary(run_id, summary, trace_id=trace_id, agent=agent)
+
+    def runs(self, limit: int = 50) -> list[RunRecord]:
+        return self._get().runs(limit)
+
+    def get_run(self, run_id: str) -> RunRecord | None:
+        return self._get().get_run(run_id)
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
