@@ -13,6 +13,7 @@ import jsonschema
 import pytest
 import yaml
 
+from citetrace import names
 from citetrace._dashboards._datasources import DASHBOARDS_PATH
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -212,6 +213,7 @@ def test_demo_agent_loops_and_exports_to_the_collector() -> None:
     endpoint = command[command.index("--otlp-endpoint") + 1]
     _assert_reaches(urlsplit(endpoint).netloc, "demo -> collector")
     assert demo["image"] == _services()["citetrace-serve"]["image"]
+    assert demo["environment"][names.ENV_SAMPLING] == "collector", "serve needs every span; the collector samples"
 
 
 def test_demo_command_flags_exist_in_the_cli() -> None:
