@@ -222,3 +222,32 @@ def test_plain_readable_spans_are_summarized(make_rig: Callable[..., Rig]) -> No
     assert record is not None and record.summary is not None
     assert record.summary["empty_searches"] == 1 and record.summary["total_ms"] == 5.0
     assert sorted(s.name for s in rig.kept.get_finished_spans()) == ["execute_tool s", "invoke_agent hand"]
+
+
+def test_two_runs_in_one_trace_are_summarized_separately(make_rig: Callable[..., Rig]) -> None:
+    """Two runs under one user span: each root gets its own counts; one failing run keeps the whole trace."""
+    rig = make_rig()
+    with rig.tracer.start_as_current_span("request"):
+        first = one_run("", "solar", "wind")
+        second = one_run("", "nothing")
+    rig.flush()
+    summaries = {r: rig.store.get_run(r).summary for r in (first, second)}  # type: ignore[union-attr]
+    assert summaries[first] is not None and summaries[first]["searches"] == 2
+    assert summaries[second] is not None and summaries[second]["empty_searches"] == 1
+    assert len(rig.kept_spans()) == 1 + 2 + 3  # request, two roots, three searches
+
+
+def test_root_with_remote_parent_is_decided_at_its_end(make_rig: Callable[..., Rig]) -> None:
+    """A run continuing a trace from another process (remote parent) is decided when its root ends."""
+    from opentelemetry import context, trace
+    from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
+
+    rig = make_rig()
+    remote = SpanContext(0x1234, 0x99, is_remote=True, trace_flags=TraceFlags(1))
+    token = context.attach(trace.set_span_in_context(NonRecordingSpan(remote)))
+    try:
+        one_run("", "solar")
+    finally:
+        context.detach(token)
+    assert [s.name for s in rig.kept_spans()] == ["invoke_agent scout"]
+    assert rig.processor.traces_in_flight == 0

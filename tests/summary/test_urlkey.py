@@ -80,7 +80,7 @@ def test_fast_path_covers_common_result_urls() -> None:
 @given(urls())
 def test_citation_key_meets_redacted_span_url(url: str) -> None:
     """A raw citation and the same URL as capture redacted it onto a span share one key."""
-    assert url_key(url) == span_url_key(redact_url(url))
+    assert url_key(url) == span_url_key(redact_url(url)) == canonical_key(redact_url(url))
 
 
 def test_secret_bearing_citation_matches_redacted_fetch() -> None:
