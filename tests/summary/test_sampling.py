@@ -164,3 +164,14 @@ def test_fork_child_starts_empty_and_works(make_rig: Callable[..., Rig]) -> None
     assert os.waitstatus_to_exitcode(status) == 0
     assert rig.processor.traces_in_flight == 1
     root.end()
+
+
+def test_after_shutdown_spans_are_ignored_quietly(make_rig: Callable[..., Rig]) -> None:
+    """A second shutdown is a no-op and spans ending after shutdown are neither exported nor counted as drops."""
+    rig = make_rig()
+    rig.processor.shutdown()
+    rig.processor.shutdown()
+    healthy_run()
+    assert rig.kept.get_finished_spans() == ()
+    assert rig.value("citetrace_spans_dropped_total", reason=names.DROP_BUFFER) == 0
+    assert rig.value("citetrace_span_processing_errors_total") == 0

@@ -110,6 +110,7 @@ class TraceSummaryProcessor(SpanProcessor):
         self._worker = Worker(exporter, on_drop=self._count_dropped, on_error=self._error)
         self._service: str | None = self._settings.service_name
         self._logged: set[str] = set()
+        self._shut = False
         self._reset_state()
         ref = weakref.ref(self)
 
@@ -148,6 +149,8 @@ class TraceSummaryProcessor(SpanProcessor):
 
     def on_end(self, span: ReadableSpan) -> None:
         """Count the span into its run; on a root, finalise; export what the decision says."""
+        if self._shut:
+            return
         try:
             self._on_end(span)
         except Exception as exc:  # noqa: BLE001
@@ -396,6 +399,9 @@ class TraceSummaryProcessor(SpanProcessor):
 
     def shutdown(self) -> None:
         """Export what in-flight traces buffered (evicted as ``shutdown``), drain, shut the exporter down."""
+        if self._shut:
+            return
+        self._shut = True
         try:
             unregister_run_end_hook(self._hook)
             out: list[ReadableSpan] = []
