@@ -31,6 +31,9 @@ from citetrace.config import Settings, load_settings
 from citetrace.store._model import Store
 from citetrace.summary._metrics import SummaryMetrics
 from citetrace.summary._model import SpanRecord, Thresholds, TraceSummary
+from citetrace.summary._spans import Trace as _Trace
+from citetrace.summary._spans import attributes_of as _attributes
+from citetrace.summary._spans import service_name as _service_name
 from citetrace.summary._summarize import RunAccumulator
 from citetrace.summary._worker import Worker
 
@@ -39,41 +42,6 @@ __all__ = ["TraceSummaryProcessor"]
 _log = logging.getLogger("citetrace")
 _STATUSES = frozenset(names.TOOL_STATUSES)
 _ROOT_PREFIX = names.OP_INVOKE_AGENT
-
-
-def _service_name(span: ReadableSpan) -> str:
-    """The ``agent`` label for spans outside a run: the resource's service name (SDK default: unknown)."""
-    service = span.resource.attributes.get("service.name")
-    known = isinstance(service, str) and service and not service.startswith("unknown_service")
-    return str(service) if known else names.AGENT_UNKNOWN
-
-
-def _attributes(span: ReadableSpan | ApiSpan) -> Mapping[str, Any]:
-    """The span's attributes as the plain dict the SDK keeps inside ``BoundedAttributes``, read-only.
-
-    ``span.attributes`` wraps that dict in two Python-level mapping layers, which made each lookup cost about
-    0.3 us; a tool span needs about a dozen. Falls back to the public property for any other span class.
-    """
-    inner = getattr(getattr(span, "_attributes", None), "_dict", None)
-    if isinstance(inner, dict):
-        return inner
-    return getattr(span, "attributes", None) or {}
-
-
-class _Trace:
-    """What the processor holds for one trace in flight."""
-
-    __slots__ = ("runs", "spans", "roots", "pending", "touched", "keep", "export_all", "runs_done")
-
-    def __init__(self, now: float, buffering: bool) -> None:
-        self.runs: dict[str, RunAccumulator] = {}
-        self.spans: list[ReadableSpan] | None = [] if buffering else None
-        self.roots: set[int] = set()
-        self.pending: dict[int, TraceSummary] = {}
-        self.touched = now
-        self.keep = False
-        self.export_all = False
-        self.runs_done = 0
 
 
 class TraceSummaryProcessor(SpanProcessor):
