@@ -50,7 +50,7 @@ class Stack:
     def start_serve(self, metrics_port: int, name: str) -> Proc:
         argv = [sys.executable, "-m", "citetrace.cli", "serve", "--port", str(self.serve_port),
                 "--metrics-port", str(metrics_port), "--store", self.store_uri, "--grace-seconds", "1",
-                "--drain-seconds", "2.5", "--trace-ttl-seconds", "5"]
+                "--drain-seconds", "3.5", "--trace-ttl-seconds", "5"]
         proc = Proc(argv, self.tmp / f"{name}.log")
         self.procs.append(proc)
         wait_until(lambda: (not proc.alive()) or http_get(f"http://127.0.0.1:{self.serve_port}/healthz", 1)[0] == 200,
