@@ -204,3 +204,21 @@ def test_connection_flood_is_refused_not_queued(make_service: MakeService) -> No
             sock.close()
     wait_for(lambda: post(service, encode_request(healthy_run(0x8001)).SerializeToString(),
                           {"Content-Type": PB})[0] == 200, 5)
+
+
+def test_exposition_passes_promtool(make_service: MakeService, store: MemoryStore) -> None:
+    """serve's /metrics (summary metrics and self-metrics) passes `promtool check metrics`."""
+    import shutil
+    import subprocess
+
+    promtool = shutil.which("promtool")
+    assert promtool, "promtool is not installed: run scripts/setup (apt-get install prometheus)"
+    service = make_service()
+    post(service, encode_request(failing_run(0x9001, run_id="r-p")).SerializeToString(), {"Content-Type": PB})
+    post(service, b"{bad", {"Content-Type": JSON})
+    wait_for(lambda: store.get_run("r-p") is not None)
+    with urllib.request.urlopen(f"http://127.0.0.1:{service.metrics_port}/metrics", timeout=10) as resp:
+        text = resp.read()
+    assert names.METRIC_SERVE_REJECTED_TOTAL.encode() in text and names.METRIC_RUNS_TOTAL.encode() in text
+    checked = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True, timeout=60)
+    assert checked.returncode == 0, checked.stdout.decode() + checked.stderr.decode()
