@@ -8,6 +8,7 @@ Label values come only from closed sets; ``tool`` and ``agent`` overflow to ``na
 
 from __future__ import annotations
 
+import os
 import threading
 import weakref
 from typing import Any, Callable, Iterable, Mapping
@@ -57,6 +58,14 @@ class _Capped:
         self._limit = limit
         self._seen: set[str] = set()
         self._lock = threading.Lock()
+        ref = weakref.ref(self)
+
+        def _after_fork() -> None:  # a lock held by another thread at fork time would never be released
+            capped = ref()
+            if capped is not None:
+                capped._lock = threading.Lock()
+
+        os.register_at_fork(after_in_child=_after_fork)
 
     def __call__(self, value: str) -> str:
         if value in self._seen:
