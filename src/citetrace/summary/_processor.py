@@ -71,7 +71,7 @@ class TraceSummaryProcessor(SpanProcessor):
         )
         self._max_traces = max(1, self._settings.max_traces)
         self._max_spans = max(1, self._settings.max_spans_per_trace)
-        self._ttl = self._settings.trace_ttl_seconds
+        self._ttl = max(0.01, self._settings.trace_ttl_seconds)
         self._sweep_every = min(1.0, self._ttl / 2)
         self._max_buffered = max(1, max_buffered_spans)
         self._max_decided = max(4 * self._max_traces, 4096)
