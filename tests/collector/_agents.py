@@ -1,9 +1,9 @@
 """Agent fleet for the collector E2E: a separate process that runs research agents exporting OTLP.
 
 Run as ``python _agents.py --endpoint http://host:port/v1/traces --out runs.jsonl [...]``. It sets up the SDK
-the way a fleet agent runs: citetrace's summary processor WITHOUT an exporter (it only writes the
-``citetrace.summary.*`` attributes on each root, no in-process sampling, no metrics: ``citetrace serve``
-exports them) plus a BatchSpanProcessor that sends every span to the collector. An in-memory exporter records
+the way a fleet agent runs: ``configure(exporter=..., metrics="off")``, which means no metrics here
+(``citetrace serve`` exports them) and sampling left to the collector, so every span is exported while the
+summary still writes ``citetrace.summary.*`` on each root. An in-memory exporter records
 what was sent, so the test knows each run's span ids and in-process summary independently of the collector.
 
 Each finished run is one JSON line: run_id, trace_id, expected failure reasons and tool calls (hand-computed
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from typing import Any, TextIO
@@ -21,7 +22,7 @@ from typing import Any, TextIO
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 import citetrace
@@ -117,12 +118,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--start", type=int, default=0, help="first synthetic run number")
     args = parser.parse_args(argv)
 
+    os.environ.setdefault("OTEL_BSP_SCHEDULE_DELAY", "200")  # export every 0.2 s instead of 5 s
     provider = TracerProvider(resource=Resource.create({"service.name": "e2e-agents"}))
     memory = InMemorySpanExporter()
     provider.add_span_processor(SimpleSpanProcessor(memory))
-    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=args.endpoint),
-                                                   schedule_delay_millis=200, max_export_batch_size=256))
-    citetrace.configure(tracer_provider=provider, store="memory://", metrics="off")
+    # The documented fleet setup: metrics off => sampling "collector": every span goes to the exporter.
+    citetrace.configure(tracer_provider=provider, exporter=OTLPSpanExporter(endpoint=args.endpoint),
+                        store="memory://", metrics="off")
     with open(args.out, "a", encoding="utf-8") as out:
         recorder = Recorder(memory, out)
         run_demo_rounds(recorder, args.demo_rounds)
