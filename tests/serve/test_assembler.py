@@ -183,3 +183,12 @@ def test_summary_inputs_cover_every_attribute_the_summary_code_reads() -> None:
                 used.add(value)
     assert used, "found no attribute names in the summary code"
     assert used <= SUMMARY_INPUTS, used - SUMMARY_INPUTS
+
+
+def test_add_after_drain_is_refused_for_retry() -> None:
+    """Spans racing the shutdown are not silently taken into a drained assembler: the caller is told to retry."""
+    clock = Clock()
+    asm, _ = make(clock)
+    asm.drain()
+    added = asm.add(wire(healthy_run(0xF1)))
+    assert added.closed and asm.in_flight == 0

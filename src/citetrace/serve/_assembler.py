@@ -58,6 +58,8 @@ class Added(NamedTuple):
     """Spans of traces already finalised (ignored)."""
     summaries: list[TraceSummary]
     """Runs finalised early because their trace was evicted to make room."""
+    closed: bool = False
+    """The assembler was drained (shutting down): nothing was taken; the sender should retry later."""
 
 
 def _run_key(attrs: Any) -> str:
@@ -92,6 +94,7 @@ class Assembler:
         self._due: deque[tuple[float, int]] = deque()
         self._done: OrderedDict[int, None] = OrderedDict()
         self._max_done = max(4 * self._max_traces, 4096)
+        self._closed = False
         metrics.set_in_flight(lambda: float(len(self._traces)))
 
     @property
@@ -107,6 +110,8 @@ class Assembler:
         evicted: list[tuple[int, _Trace]] = []
         now = self._clock()
         with self._lock:
+            if self._closed:
+                return Added(0, 0, [], closed=True)
             for span in spans:
                 attrs = span.attributes
                 is_tool = attrs.get(names.TOOL_KIND) in _KINDS
@@ -203,6 +208,7 @@ class Assembler:
         they count as in flight too); traces without a root are dropped. Returns (summaries, traces in flight).
         """
         with self._lock:
+            self._closed = True  # a request racing the shutdown is refused (retryable), not silently lost
             states = list(self._traces.items())
             self._traces.clear()
             self._due.clear()

@@ -37,6 +37,8 @@ class Accepted(NamedTuple):
 
     refused: int
     problem: str
+    retry: bool = False
+    """Nothing was taken because the service is shutting down: answer 503 so the sender retries."""
 
 
 class Ingest:
@@ -164,6 +166,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._fail(exc.status, exc.reason, str(exc))
             return
         accepted = ingest.accept(decoded)
+        if accepted.retry:
+            self._fail(503, None, "citetrace serve is shutting down; retry", close=True, headers={"Retry-After": "1"})
+            return
         response = ExportTraceServiceResponse()
         refused = decoded.rejected + accepted.refused
         if refused:

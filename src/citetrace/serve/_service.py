@@ -158,10 +158,12 @@ class Service:
 
     # -- ingestion (HTTP threads) --------------------------------------------------------------------
     def _accept(self, decoded: Decoded) -> Accepted:
+        added = self.assembler.add(decoded.spans)
+        if added.closed:
+            return Accepted(0, "", retry=True)
         if decoded.rejected:
             self.serve_metrics.rejected.labels(names.REJECT_INVALID_SPAN).inc(decoded.rejected)
         self.serve_metrics.spans.inc(len(decoded.spans))
-        added = self.assembler.add(decoded.spans)
         if added.late:
             self.serve_metrics.late.inc(added.late)
         if added.summaries:
