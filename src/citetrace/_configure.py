@@ -58,6 +58,7 @@ class Telemetry:
             server = self.metrics_server[0] if isinstance(self.metrics_server, tuple) else self.metrics_server
             try:
                 server.shutdown()
+                server.server_close()
             except Exception:  # noqa: BLE001
                 pass
         with _lock:
