@@ -48,7 +48,7 @@ def fast_urls(draw: st.DrawFn) -> str:
     return url
 
 
-@settings(max_examples=25)
+@settings(max_examples=25, derandomize=True, database=None)  # a fixed sample: a guard, not a search
 @given(st.lists(fast_urls(), min_size=20, max_size=20))
 def test_fast_strategy_exercises_the_fast_path(batch: list[str]) -> None:
     """Guard against a vacuous property: most generated fast-shaped URLs really take the fast path."""

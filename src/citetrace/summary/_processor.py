@@ -311,13 +311,15 @@ class TraceSummaryProcessor(SpanProcessor):
         if self._metrics is not None:
             self._metrics.observe_summary(summary)
         store = self._store
-        if store is not None and summary.run_id:
+        if store is not None:  # a foreign invoke_agent root (no citetrace.run.id) is filed under its trace id
             if not self._worker.submit_task(functools.partial(self._put, store, summary)):
                 self._store_error(RuntimeError("summary write queue full"))
 
     def _put(self, store: Store, summary: TraceSummary) -> None:
         try:
-            store.put_summary(summary.run_id, summary.to_dict(), trace_id=summary.trace_id, agent=summary.agent)
+            store.put_summary(
+                summary.run_id or summary.trace_id, summary.to_dict(), trace_id=summary.trace_id, agent=summary.agent
+            )
         except Exception as exc:  # noqa: BLE001
             self._store_error(exc)
 
