@@ -6,6 +6,8 @@ import gzip
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citetrace import names
 from citetrace.serve import BodyError, decode_body, encode_request, request_json
@@ -107,3 +109,31 @@ def test_bad_encodings(body: bytes, encoding: str, status: int) -> None:
     with pytest.raises(BodyError) as info:
         decompress(body, encoding, 1 << 20)
     assert info.value.status == status
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["resourceSpans", "scopeSpans", "spans", "traceId", "spanId", "attributes", "key",
+                         "value", "stringValue", "arrayValue", "values", "name", "x"]), inner, max_size=4),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(body=st.binary(max_size=400))
+def test_arbitrary_bytes_never_escape_as_anything_but_body_error(body: bytes) -> None:
+    """Any protobuf body either decodes or raises BodyError (400), never another exception."""
+    try:
+        decode_body(body, PB)
+    except BodyError as exc:
+        assert exc.status == 400
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_json_values)
+def test_arbitrary_json_never_escapes_as_anything_but_body_error(value: object) -> None:
+    """Any JSON document either decodes (bad spans rejected) or raises BodyError (400), never another exception."""
+    try:
+        decode_body(json.dumps(value).encode(), "application/json")
+    except BodyError as exc:
+        assert exc.status == 400
