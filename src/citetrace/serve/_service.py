@@ -19,6 +19,7 @@ from typing import Any
 from prometheus_client import CollectorRegistry
 
 from citetrace import names
+from citetrace._logonce import OnceLogger
 from citetrace.config import Settings, load_settings
 from citetrace.serve._assembler import SUMMARY_INPUTS, Assembler
 from citetrace.serve._decode import Decoded
@@ -73,7 +74,7 @@ class Service:
         )
         self._draining = threading.Event()
         self._stopped = threading.Event()
-        self._logged: set[str] = set()
+        self._once = OnceLogger("citetrace serve")
         self._tick = max(0.02, min(0.25, self.options.grace_seconds / 4))
         self._server: IngestServer | None = None
         self._metrics_server: Any = None
@@ -204,15 +205,9 @@ class Service:
     # -- errors: counted, logged once ----------------------------------------------------------------
     def _error(self, exc: BaseException) -> None:
         self.metrics.span_errors.inc()
-        self._log_once("processing", exc)
+        self._once.warn("processing", exc)
 
     def _store_error(self, exc: BaseException) -> None:
         self.metrics.store_errors.inc()
-        self._log_once("store", exc)
+        self._once.warn("store", exc)
 
-    def _log_once(self, where: str, exc: BaseException) -> None:
-        key = f"{where}:{type(exc).__qualname__}"
-        if key not in self._logged:
-            self._logged.add(key)
-            _log.warning("citetrace serve: %s error (%s: %s); counted, not raised", where,
-                         type(exc).__qualname__, exc)

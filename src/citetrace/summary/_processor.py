@@ -26,6 +26,7 @@ from opentelemetry.trace import StatusCode
 from prometheus_client import CollectorRegistry
 
 from citetrace import names
+from citetrace._logonce import OnceLogger
 from citetrace.capture._hooks import register_run_end_hook, unregister_run_end_hook
 from citetrace.config import Settings, load_settings
 from citetrace.store._model import Store
@@ -77,7 +78,7 @@ class TraceSummaryProcessor(SpanProcessor):
         self._max_decided = max(4 * self._max_traces, 4096)
         self._worker = Worker(exporter, on_drop=self._count_dropped, on_error=self._error)
         self._service: str | None = self._settings.service_name
-        self._logged: set[str] = set()
+        self._once = OnceLogger("citetrace summary")
         self._shut = False
         self._reset_state()
         ref = weakref.ref(self)
@@ -326,24 +327,18 @@ class TraceSummaryProcessor(SpanProcessor):
     def _store_error(self, exc: BaseException) -> None:
         if self._metrics is not None:
             self._metrics.store_errors.inc()
-        self._log_once("store", exc)
+        self._once.warn("store", exc)
 
     def _error(self, exc: BaseException) -> None:
         if self._metrics is not None:
             self._metrics.span_errors.inc()
-        self._log_once("span", exc)
+        self._once.warn("span", exc)
 
-    def _log_once(self, where: str, exc: BaseException) -> None:
-        key = f"{where}:{type(exc).__qualname__}"
-        if key not in self._logged:
-            self._logged.add(key)
-            _log.warning("citetrace summary: %s error (%s: %s); counted, not raised", where,
-                         type(exc).__qualname__, exc)
 
     def _count_dropped(self, n: int) -> None:
         if self._metrics is not None:
             self._metrics.spans_dropped.labels(names.DROP_BUFFER).inc(n)
-        self._log_once("export_queue", RuntimeError(f"export queue full; dropped {n} span(s)"))
+        self._once.warn("export_queue", RuntimeError(f"export queue full; dropped {n} span(s)"))
 
     def _count_decision(self, decision: str) -> None:
         if self._metrics is not None:
