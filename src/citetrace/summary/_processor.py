@@ -10,7 +10,6 @@ decided-trace cache) and every bound that bites is counted. Nothing here raises 
 from __future__ import annotations
 
 import functools
-import logging
 import os
 import threading
 import time
@@ -40,7 +39,6 @@ from citetrace.summary._worker import Worker
 
 __all__ = ["TraceSummaryProcessor"]
 
-_log = logging.getLogger("citetrace")
 _STATUSES = frozenset(names.TOOL_STATUSES)
 _ROOT_PREFIX = names.OP_INVOKE_AGENT
 
