@@ -261,6 +261,8 @@ def format_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
 
 def _cell(value: Any) -> str:
     if isinstance(value, float):
+        if 0 < abs(value) < 0.1:
+            return f"{value:.2g}"  # small ratios (a bare call) keep two significant digits
         return f"{value:.2f}" if abs(value) < 100 else f"{value:,.0f}"
     if isinstance(value, int):
         return f"{value:,}"

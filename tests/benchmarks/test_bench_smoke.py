@@ -1,0 +1,134 @@
+"""The benchmark scripts run end to end in quick mode and print well-formed tables.
+
+No assertion here is about time: timings belong to the benchmark output, never to a test.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+ROOT = Path(__file__).resolve().parents[2]
+BENCH = ROOT / "benchmarks"
+sys.path.insert(0, str(BENCH))
+
+import _harness  # noqa: E402
+import bench_store  # noqa: E402
+
+
+
+def _run(script: str, *args: str) -> str:
+    env = dict(os.environ)
+    env.pop("OTEL_SDK_DISABLED", None)
+    proc = subprocess.run(
+        [sys.executable, str(BENCH / script), *args], capture_output=True, text=True, timeout=240, env=env, check=False
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout
+
+
+def _tables(output: str) -> list[list[list[str]]]:
+    """Every Markdown table in the output, as rows of cells (header first, separator dropped)."""
+    tables: list[list[list[str]]] = []
+    current: list[list[str]] = []
+    for line in output.splitlines() + [""]:
+        if line.startswith("|"):
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if all(set(c) <= set("-:") and c for c in cells):
+                assert len(current) == 1, "separator must follow exactly one header row"
+                continue
+            current.append(cells)
+        elif current:
+            tables.append(current)
+            current = []
+    for table in tables:
+        assert len({len(row) for row in table}) == 1, f"ragged table: {table}"
+    return tables
+
+
+def _number(cell: str) -> float:
+    return float(cell.replace(",", "").rstrip(" %"))
+
+
+def test_capture_quick_prints_search_and_fetch_tables() -> None:
+    """bench_capture --quick prints both tables with every configuration, numbers in each cell, spans exported."""
+    out = _run("bench_capture.py", "--quick")
+    search, fetch = _tables(out)
+    assert search[0] == ["search tool, 10 results", "µs/call", "min µs", "x hand-written", "spans exported"]
+    labels = [row[0] for row in search[1:]]
+    assert labels == [
+        "bare call (no tracing)",
+        "hand-written OTel span, same 9 attributes",
+        "@traced_tool",
+        "@traced_tool inside research_run",
+        "@traced_tool, OTEL_SDK_DISABLED=true",
+    ]
+    assert [row[0] for row in fetch[1:]] == [
+        "bare fetch (no tracing, no store)",
+        "hand-written span + SQLiteStore.put_document",
+        '@traced_tool(kind="fetch") + SQLite store',
+    ]
+    for row in search[1:] + fetch[1:]:
+        assert all(_number(cell) > 0 for cell in row[1:4]), row
+    by_label = {row[0]: row for row in search[1:] + fetch[1:]}
+    assert by_label["hand-written OTel span, same 9 attributes"][3] == "1.00"
+    # every traced call became an exported span (a few hundred spans never fill the batch queue)
+    for label in ("@traced_tool", "@traced_tool inside research_run", '@traced_tool(kind="fetch") + SQLite store'):
+        assert by_label[label][4] == "100.0 %", by_label[label]
+    assert by_label["bare call (no tracing)"][4] == "-"
+    assert "@traced_tool disabled:" in out and "µs over the bare call" in out
+    assert out.startswith("machine: ") or "\nmachine: " in out
+
+
+def test_store_quick_stores_each_text_once() -> None:
+    """bench_store --quick writes 300 documents and exactly one text per distinct page, in both modes."""
+    out = _run("bench_store.py", "--quick")
+    (table,) = _tables(out)
+    assert table[0][0] == "store write" and table[0][-1] == "texts / documents"
+    unique = len(set(bench_store.plan(300, 0.3)))
+    assert 0 < unique < 300
+    assert [row[0] for row in table[1:]] == ["SQLiteStore.put_document", '@traced_tool(kind="fetch") in research_run']
+    for row in table[1:]:
+        assert row[-1] == f"{unique:,} / 300", row
+        assert all(_number(cell) > 0 for cell in row[1:-1]), row
+
+
+def test_plan_repeats_pages_at_the_requested_share() -> None:
+    """The fetch plan re-reads earlier pages, about as often as asked, and is the same every time."""
+    order = bench_store.plan(10_000, 0.3)
+    assert order == bench_store.plan(10_000, 0.3)
+    repeats = len(order) - len(set(order))
+    assert 2_700 < repeats < 3_300
+    first_seen: dict[int, int] = {}
+    for i, page in enumerate(order):
+        first_seen.setdefault(page, i)
+    assert all(first_seen[page] <= i for i, page in enumerate(order))
+    url_a, text_a = bench_store.page(1)
+    url_b, text_b = bench_store.page(2)
+    assert url_a != url_b and text_a != text_b and len(text_a) == bench_store.PAGE_CHARS
+
+
+def test_netguard_records_non_loopback_connects() -> None:
+    """The network guard used before timing the peers sees a connection attempt to a non-loopback address."""
+    code = (
+        "import socket, sys; sys.path.insert(0, %r); import _harness as h; g = h.NetGuard();"
+        "s = socket.socket(); s.setblocking(False); s.connect_ex(('192.0.2.1', 9)); s.close();"
+        "t = socket.socket(); t.setblocking(False); t.connect_ex(('127.0.0.1', 9)); t.close();"
+        "print(g.outside, g.loopback)" % str(BENCH)
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert "socket.connect 192.0.2.1" in proc.stdout
+    assert "socket.connect 127.0.0.1" in proc.stdout.split("] [", 1)[1]
+
+
+def test_format_table_aligns_numbers_right() -> None:
+    """format_table gives a Markdown table whose numeric columns are right-aligned."""
+    table = _harness.format_table(["what", "µs"], [["a", 1.5], ["bb", 1234.0]])
+    lines = table.splitlines()
+    assert lines[0] == "| what | µs    |"
+    assert lines[1] == "|------|------:|"
+    assert lines[2] == "| a    |  1.50 |"
+    assert lines[3] == "| bb   | 1,234 |"
