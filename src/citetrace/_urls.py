@@ -11,9 +11,12 @@ the remaining query parameters keep their order and values. ``http`` and ``https
 from __future__ import annotations
 
 import re
+from typing import Sequence
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
-__all__ = ["canonical_url", "find_urls", "redact_url", "redact_text", "same_page", "host_of", "REDACTED"]
+__all__ = [
+    "canonical_url", "find_urls", "redact_url", "redact_urls", "redact_text", "same_page", "host_of", "REDACTED"
+]
 
 REDACTED = "REDACTED"
 
@@ -31,6 +34,13 @@ _TEXT_SECRETS = re.compile(
     r"(?i)\b(sk-[A-Za-z0-9_\-]{8,}|tvly-[A-Za-z0-9_\-]{8,}|fc-[A-Za-z0-9]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|"
     r"AKIA[0-9A-Z]{16}|xox[abpr]-[A-Za-z0-9\-]{10,}|eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]+)"
 )
+
+
+# Cheap supersets of the two patterns above for the fast path of ``redact_url``, matched against the
+# lower-cased URL (case-sensitive patterns of literals are ~7x faster than IGNORECASE alternations):
+# every secret key name contains one of these fragments, every key shape starts with one of these prefixes.
+_SECRET_KEY_HINT = re.compile(r"key|token|auth|secret|passw|pwd|sig|credential|session|code")
+_TEXT_SECRET_HINT = re.compile(r"sk-|tvly-|fc-|gh[pousr]_|akia|xox[abpr]-|eyj")
 
 
 def _is_secret_key(key: str) -> bool:
@@ -87,8 +97,11 @@ def host_of(url: str) -> str | None:
 
 def redact_url(url: str) -> str:
     """Remove credentials and secret-looking query parameter values (keys, tokens, signatures)."""
-    if "@" not in url and "?" not in url and not _TEXT_SECRETS.search(url):
-        return url
+    low = url.lower()
+    if "@" not in url and not _TEXT_SECRET_HINT.search(low):
+        q = low.find("?")
+        if q < 0 or ("%" not in url and not _SECRET_KEY_HINT.search(low, q)):
+            return url  # nothing that could be a credential, a secret parameter or a key shape
     try:
         parts = urlsplit(url)
     except ValueError:
@@ -107,6 +120,31 @@ def redact_url(url: str) -> str:
     else:
         query = ""
     return redact_text(urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment)))
+
+
+# For ``redact_urls``: a secret query parameter needs a "?" and one of the key-name fragments before the
+# end of that URL; key shapes need one of these literals (``gh[pousr]_`` is checked only when "_" occurs).
+_QUERY_SECRET_HINT = re.compile(r"\?[^\n]*?(?:key|token|auth|secret|passw|pwd|sig|credential|session|code)")
+_GITHUB_SHAPE = re.compile(r"gh[pousr]_")
+
+
+def redact_urls(urls: Sequence[str]) -> list[str]:
+    """``redact_url`` over a list (search results), checking the whole batch at once first.
+
+    Result lists are almost always clean; a few substring scans of the joined, lower-cased text cost a
+    fraction of one ``redact_url`` per URL. Anything that might need redaction takes the per-URL path.
+    """
+    joined = "\n".join(urls)
+    if "@" in joined or "%" in joined or joined.count("\n") != len(urls) - 1:
+        return [redact_url(u) for u in urls]
+    low = joined.lower()
+    if (
+        "sk-" in low or "fc-" in low or "tvly-" in low or "xox" in low or "akia" in low or "eyj" in low
+        or ("_" in low and _GITHUB_SHAPE.search(low) is not None)
+        or ("?" in low and _QUERY_SECRET_HINT.search(low) is not None)
+    ):
+        return [redact_url(u) for u in urls]
+    return list(urls)
 
 
 def redact_text(text: str) -> str:

@@ -19,7 +19,7 @@ from opentelemetry.instrumentation.utils import is_instrumentation_enabled
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
 from citetrace import names
-from citetrace._urls import host_of, redact_text, redact_url
+from citetrace._urls import host_of, redact_text, redact_url, redact_urls
 from citetrace.capture import _extract, _state
 from citetrace.capture._context import CURRENT_RUN, IN_TOOL, TOOL_CALL_ID, in_tool_call
 from citetrace.store import ToolCallRecord
@@ -59,12 +59,13 @@ class ToolSpec:
 class _Call:
     """State of one call between start and end."""
 
-    __slots__ = ("spec", "span", "token", "t0", "wall0", "query", "url", "run", "started")
+    __slots__ = ("spec", "span", "token", "t0", "wall0", "query", "qhash", "url", "run", "started")
 
     def __init__(self, spec: ToolSpec, args: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
         self.spec = spec
         self.run = CURRENT_RUN.get()
         self.query: str | None = None
+        self.qhash: str | None = None
         self.url: str | None = None
         settings = _state.state.settings
         attrs: dict[str, Any] = {
@@ -87,7 +88,7 @@ class _Call:
                 query = _extract.arg_value(args, kwargs, _extract.QUERY_KWARGS, spec.query_arg, spec.skip_self)
             self.query = query
             if query is not None:
-                attrs[names.QUERY_HASH] = _extract.query_hash(query)
+                self.qhash = attrs[names.QUERY_HASH] = _extract.query_hash(query)
                 if settings.capture_content:
                     attrs[names.QUERY_TEXT] = redact_text(query)
         else:
@@ -125,9 +126,11 @@ class _Call:
         status = spec.classify(result) if spec.classify else None
         if status is not None and status not in names.TOOL_STATUSES:
             raise ValueError(f"classify= returned {status!r}; expected one of {names.TOOL_STATUSES}")
-        if status is None:
+        # a plain list of dicts (most search tools): one pass, and no HTTP status or error field to look for
+        fast = _extract.scan_dict_items(result) if spec.kind == names.TOOL_KIND_SEARCH else None
+        if status is None and fast is None:
             status = _extract.returned_failure(result)
-        http_status = _extract.http_status_of(result)
+        http_status = _extract.http_status_of(result) if fast is None else None
         if http_status is not None:
             attrs[names.HTTP_RESPONSE_STATUS_CODE] = http_status
         urls: list[str] = []
@@ -135,21 +138,25 @@ class _Call:
         text: str | None = None
         if spec.kind == names.TOOL_KIND_SEARCH:
             custom = spec.result_urls(result) if spec.result_urls else None
+            size: int
             if custom is not None:
                 urls = _extract.iter_strings(custom)
                 count = len(urls)
-                items = _extract.locate_results(result)
+                size = fast[1] if fast is not None else _extract.text_size(result, _extract.locate_results(result))
+            elif fast is not None:
+                urls, size = fast
+                count = len(result)
             else:
                 urls, count = _extract.extract_urls(result)
-                items = _extract.locate_results(result)
+                size = _extract.text_size(result, _extract.locate_results(result))
             custom_count = spec.result_count(result) if spec.result_count else None
             if custom_count is not None:
                 count = custom_count
             count = count if count is not None else len(urls)
             attrs[names.RESULT_COUNT] = count
-            attrs[names.RESULT_SIZE] = _extract.text_size(result, items)
+            attrs[names.RESULT_SIZE] = size
             cap = settings.max_urls
-            shown = [redact_url(u) for u in urls[:cap]]
+            shown = redact_urls(urls[:cap])
             attrs[names.URLS_RETURNED] = shown
             if len(urls) > cap:
                 attrs[names.URLS_RETURNED_TRUNCATED] = True
@@ -159,10 +166,10 @@ class _Call:
             text = spec.result_text(result) if spec.result_text else None
             if text is None:
                 text = _extract.result_text(result)
-            size = len(text) if text is not None else 0
-            attrs[names.RESULT_SIZE] = size
+            chars = len(text) if text is not None else 0
+            attrs[names.RESULT_SIZE] = chars
             if status is None:
-                status = names.STATUS_EMPTY if size < settings.empty_fetch_chars else names.STATUS_OK
+                status = names.STATUS_EMPTY if chars < settings.empty_fetch_chars else names.STATUS_OK
         attrs[names.TOOL_STATUS] = status
         if status in _ERROR_STATUSES:
             attrs[names.ERROR_TYPE] = names.ERROR_TYPE_RATE_LIMITED if status == names.STATUS_RATE_LIMITED else (
@@ -214,7 +221,6 @@ class _Call:
     def _store(self, text: str, status: str, http_status: int | None, ctype: str | None, attrs: dict[str, Any]) -> None:
         if self.url is None:
             return
-        attrs[names.CONTENT_HASH] = _content_hash(text)
         run_id = self.run.id if self.run is not None else format(self.span.get_span_context().trace_id, "032x")
         try:
             ref = _state.store().put_document(
@@ -222,8 +228,12 @@ class _Call:
             )
         except Exception as exc:  # noqa: BLE001 - the store must never break the agent
             _state.count_error("store_write", exc)
+            attrs[names.CONTENT_HASH] = _content_hash(text)
             return
         attrs[names.STORE_REF] = ref
+        # the store hashed the text already: the ref ends with that sha256 (hashing 20 KB again costs ~20 µs)
+        sha = ref.rpartition("/")[2]
+        attrs[names.CONTENT_HASH] = sha if len(sha) == 64 else _content_hash(text)
 
     def _record(
         self,
@@ -242,7 +252,7 @@ class _Call:
         run.add_call(
             ToolCallRecord(
                 run_id=run.id,
-                seq=0,
+                seq=run.next_seq,
                 tool=self.spec.name,
                 kind=self.spec.kind,
                 status=status,
@@ -252,7 +262,7 @@ class _Call:
                 url=self.url,
                 result_count=count,
                 result_size=size if isinstance(size, int) else None,
-                query_hash=_extract.query_hash(self.query) if self.query is not None else None,
+                query_hash=self.qhash,
                 error_type=error_type,
                 urls_returned=tuple(urls[: settings.max_urls]),
                 query_text=redact_text(self.query) if (settings.capture_content and self.query) else None,

