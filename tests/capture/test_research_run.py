@@ -184,3 +184,18 @@ def test_bad_arguments_raise() -> None:
         with research_run("q", agent="a") as run:
             with pytest.raises(TypeError, match="record_answer"):
                 run.record_answer(None)  # type: ignore[arg-type]
+
+
+def test_call_records_keep_redacted_urls() -> None:
+    """The store's call records hold the same redacted, capped URL list as the span."""
+
+    @traced_tool(kind="search")
+    def leaky(query: str) -> list[dict[str, str]]:
+        return [{"url": f"https://s.example/{i}?api_key=SECRET{i}"} for i in range(5)]
+
+    with capture_spans(max_urls=3) as cap:
+        with research_run("q", agent="a") as run:
+            leaky("q")
+    (call,) = cap.store.calls(run.id)
+    assert call.urls_returned == tuple(f"https://s.example/{i}?api_key=REDACTED" for i in range(3))
+    assert "SECRET" not in repr(cap.store.calls(run.id))

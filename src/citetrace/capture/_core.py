@@ -183,7 +183,8 @@ class _Call:
             if status in _ERROR_STATUSES:
                 span.set_status(Status(StatusCode.ERROR, f"tool returned {status}"))
         span.end()
-        self._record(status, elapsed, http_status, count, attrs.get(names.RESULT_SIZE), None, urls)
+        self._record(status, elapsed, http_status, count, attrs.get(names.RESULT_SIZE), None,
+                     attrs.get(names.URLS_RETURNED, ()))
 
     def fail(self, exc: BaseException) -> None:
         elapsed = time.perf_counter() - self.t0
@@ -243,7 +244,7 @@ class _Call:
         count: int | None,
         size: Any,
         error_type: str | None,
-        urls: list[str],
+        urls: Sequence[str],
     ) -> None:
         run = self.run
         if run is None:
@@ -264,7 +265,7 @@ class _Call:
                 result_size=size if isinstance(size, int) else None,
                 query_hash=self.qhash,
                 error_type=error_type,
-                urls_returned=tuple(urls[: settings.max_urls]),
+                urls_returned=tuple(urls),
                 query_text=redact_text(self.query) if (settings.capture_content and self.query) else None,
             )
         )
