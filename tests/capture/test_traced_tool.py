@@ -445,3 +445,32 @@ def test_broken_tracer_never_reaches_the_caller() -> None:
         assert web_search("q") == RESULTS
         assert read_page("https://a.example") == "body " * 100
     assert _state.error_counts()["capture"] == before + 2
+
+
+def test_unreadable_result_shape_is_not_called_empty() -> None:
+    """A result we cannot read (a generator, a custom object) is ok with no count, never a false 'empty'."""
+
+    class Opaque:
+        pass
+
+    @traced_tool(kind="search")
+    def gen_search(q: str) -> Any:
+        yield {"url": "https://g.example/1"}
+
+    @traced_tool(kind="search")
+    def opaque_search(q: str) -> Opaque:
+        return Opaque()
+
+    @traced_tool(kind="search")
+    def none_search(q: str) -> None:
+        return None
+
+    with capture_spans() as cap:
+        assert list(gen_search("q")) == [{"url": "https://g.example/1"}]
+        opaque_search("q")
+        none_search("q")
+    gen_attrs, opaque_attrs, none_attrs = (s.attributes or {} for s in cap.spans)
+    for attrs in (gen_attrs, opaque_attrs):
+        assert attrs[names.TOOL_STATUS] == "ok"
+        assert names.RESULT_COUNT not in attrs
+    assert none_attrs[names.TOOL_STATUS] == "empty" and none_attrs[names.RESULT_COUNT] == 0

@@ -152,8 +152,12 @@ class _Call:
             custom_count = spec.result_count(result) if spec.result_count else None
             if custom_count is not None:
                 count = custom_count
-            count = count if count is not None else len(urls)
-            attrs[names.RESULT_COUNT] = count
+            if count is None and not urls and _extract.is_unknown_shape(result):
+                # a shape we cannot read (a generator, a custom object): say nothing rather than "empty"
+                status = status or names.STATUS_OK
+            else:
+                count = count if count is not None else len(urls)
+                attrs[names.RESULT_COUNT] = count
             attrs[names.RESULT_SIZE] = size
             cap = settings.max_urls
             shown = redact_urls(urls[:cap])

@@ -39,6 +39,14 @@ def _is_map(value: Any) -> bool:
     return type(value) is dict or isinstance(value, Mapping)
 
 
+def is_unknown_shape(result: Any) -> bool:
+    """True for a non-empty result whose shape we cannot read (not None, str, bytes, a container or a
+    mapping): a generator, an iterator, a custom object without ``url``/``results``."""
+    if result is None or isinstance(result, (str, bytes, list, tuple, set, frozenset)) or _is_map(result):
+        return False
+    return True
+
+
 def query_hash(query: str) -> str:
     """Stable digest of a query after folding case and whitespace (first 16 hex of sha256)."""
     folded = " ".join(query.split()).casefold()  # same as re.sub(r"\s+", " ", query.strip()), 3x cheaper
