@@ -199,3 +199,20 @@ def test_call_records_keep_redacted_urls() -> None:
     (call,) = cap.store.calls(run.id)
     assert call.urls_returned == tuple(f"https://s.example/{i}?api_key=REDACTED" for i in range(3))
     assert "SECRET" not in repr(cap.store.calls(run.id))
+
+
+def test_worker_threads_join_the_run_with_copied_context() -> None:
+    """A thread pool submitting with copy_context().run keeps calls inside the run (the documented pattern)."""
+    import contextvars
+    from concurrent.futures import ThreadPoolExecutor
+
+    with capture_spans() as cap:
+        with research_run("q", agent="pool") as run:
+            with ThreadPoolExecutor(max_workers=4) as pool:
+                futures = [pool.submit(contextvars.copy_context().run, fetch, f"https://a.example/{i}") for i in range(8)]
+                for f in futures:
+                    f.result()
+    assert len(cap.store.calls(run.id)) == 8
+    assert sorted(c.seq for c in cap.store.calls(run.id)) == list(range(8))
+    root = cap.run_spans()[0]
+    assert all(s.parent is not None and s.parent.span_id == root.context.span_id for s in cap.tool_spans())
