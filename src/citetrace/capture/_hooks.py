@@ -12,7 +12,16 @@ from typing import Any, Callable, Mapping, Optional
 
 from opentelemetry.trace import Span
 
-__all__ = ["RunEndHook", "register_run_end_hook", "unregister_run_end_hook", "run_end_hooks"]
+__all__ = [
+    "ErrorListener",
+    "RunEndHook",
+    "error_listeners",
+    "register_error_listener",
+    "register_run_end_hook",
+    "run_end_hooks",
+    "unregister_error_listener",
+    "unregister_run_end_hook",
+]
 
 RunEndHook = Callable[[Span, int], Optional[Mapping[str, Any]]]
 """(root span, trace id) -> attributes to set on the root before it ends."""
@@ -39,3 +48,30 @@ def unregister_run_end_hook(hook: RunEndHook) -> None:
 def run_end_hooks() -> tuple[RunEndHook, ...]:
     """The current hooks (a snapshot; cheap to read on the hot path)."""
     return _hooks
+
+
+ErrorListener = Callable[[str], None]
+"""Told the kind of every failure capture swallows (``capture``, ``store_write``, ``run_end_hook``), so a
+metrics owner can count it without capture knowing about metrics."""
+
+_listeners: tuple[ErrorListener, ...] = ()
+
+
+def register_error_listener(listener: ErrorListener) -> None:
+    """Add an error listener (idempotent)."""
+    global _listeners
+    with _lock:
+        if listener not in _listeners:
+            _listeners = (*_listeners, listener)
+
+
+def unregister_error_listener(listener: ErrorListener) -> None:
+    """Remove an error listener if present."""
+    global _listeners
+    with _lock:
+        _listeners = tuple(x for x in _listeners if x != listener)
+
+
+def error_listeners() -> tuple[ErrorListener, ...]:
+    """The current error listeners (a snapshot)."""
+    return _listeners

@@ -14,6 +14,7 @@ from typing import Callable
 from opentelemetry import trace
 from opentelemetry.trace import Tracer, TracerProvider
 
+from citetrace.capture._hooks import error_listeners
 from citetrace.config import Settings, load_settings
 from citetrace.store import Store, default_store
 
@@ -95,6 +96,11 @@ def count_error(kind: str, exc: BaseException | None = None, *, message: str = "
         _log.warning("citetrace: %s failed (%s%s); counted, further ones are logged at debug", kind,
                      type(exc).__name__ if exc else "", f": {exc}" if exc else message)
     _log.debug("citetrace: %s failed", kind, exc_info=exc)
+    for listener in error_listeners():
+        try:
+            listener(kind)
+        except Exception:  # noqa: BLE001 - a metrics listener must not turn one failure into two
+            pass
 
 
 def error_counts() -> dict[str, int]:

@@ -125,6 +125,9 @@ class SummaryMetrics:
                                    "Internal errors while processing spans (caught).", registry=None)
         self.store_errors = Counter(cb(names.METRIC_STORE_WRITE_ERRORS_TOTAL), "Run-store writes that failed (caught).",
                                     registry=None)
+        self.capture_errors = Counter(cb(names.METRIC_CAPTURE_ERRORS_TOTAL),
+                                      "Telemetry failures swallowed inside tool wrappers and run-end hooks.",
+                                      registry=None)
         self.sampled = Counter(cb(names.METRIC_TRACES_SAMPLED_TOTAL), "In-process sampling decisions.",
                                (names.LABEL_DECISION,), registry=None)
         for reason in names.EVICT_REASONS:
@@ -137,7 +140,7 @@ class SummaryMetrics:
         self._agent_label = _Capped(max_tool_names)
         self._labels: dict[tuple[str, str, str, str], tuple[Labels, Labels]] = {}
         self._rare = _NoCreated([self.in_flight, self.evicted, self.spans_dropped, self.span_errors,
-                                 self.store_errors, self.sampled])
+                                 self.store_errors, self.capture_errors, self.sampled])
         registry.register(self._hot)
         registry.register(self._rare)
         self.registry = registry

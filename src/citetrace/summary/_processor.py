@@ -26,7 +26,12 @@ from prometheus_client import CollectorRegistry
 
 from citetrace import names
 from citetrace._logonce import OnceLogger
-from citetrace.capture._hooks import register_run_end_hook, unregister_run_end_hook
+from citetrace.capture._hooks import (
+    register_error_listener,
+    register_run_end_hook,
+    unregister_error_listener,
+    unregister_run_end_hook,
+)
 from citetrace.config import Settings, load_settings
 from citetrace.store._model import Store
 from citetrace.summary._metrics import SummaryMetrics
@@ -91,6 +96,8 @@ class TraceSummaryProcessor(SpanProcessor):
             self._metrics.set_in_flight(lambda: float(len(p._traces)) if (p := ref()) is not None else 0.0)
         self._hook = self._make_hook(ref)
         register_run_end_hook(self._hook)
+        self._error_listener = self._make_error_listener(ref)
+        register_error_listener(self._error_listener)
 
     def _reset_state(self) -> None:
         self._lock = threading.Lock()
@@ -282,6 +289,18 @@ class TraceSummaryProcessor(SpanProcessor):
 
     # -- the run-end hook ----------------------------------------------------------------------------
     @staticmethod
+    def _make_error_listener(ref: "weakref.ref[TraceSummaryProcessor]") -> Any:
+        """Count the failures capture swallows (the store's in store_errors, the rest in capture_errors)."""
+
+        def listener(kind: str) -> None:
+            proc = ref()
+            metrics = proc._metrics if proc is not None else None
+            if metrics is not None:
+                (metrics.store_errors if kind == "store_write" else metrics.capture_errors).inc()
+
+        return listener
+
+    @staticmethod
     def _make_hook(ref: "weakref.ref[TraceSummaryProcessor]") -> Any:
         def hook(span: ApiSpan, trace_id: int) -> Mapping[str, Any] | None:
             proc = ref()
@@ -367,6 +386,7 @@ class TraceSummaryProcessor(SpanProcessor):
         self._shut = True
         try:
             unregister_run_end_hook(self._hook)
+            unregister_error_listener(self._error_listener)
             out: list[ReadableSpan] = []
             with self._lock:
                 for tid in list(self._traces):
