@@ -132,3 +132,16 @@ def test_format_table_aligns_numbers_right() -> None:
     assert lines[1] == "|------|------:|"
     assert lines[2] == "| a    |  1.50 |"
     assert lines[3] == "| bb   | 1,234 |"
+
+
+def test_strace_lines_outside_loopback_are_flagged() -> None:
+    """The strace half of the network check flags IPv4/IPv6 connects that are not loopback, and only those."""
+    import bench_capture
+
+    line = '1 connect(3, {sa_family=AF_INET, sin_port=htons(443), sin_addr=inet_addr("%s")}, 16) = 0'
+    assert bench_capture._external_syscall(line % "192.0.2.1")
+    assert not bench_capture._external_syscall(line % "127.0.0.1")
+    v6 = '1 connect(3, {sa_family=AF_INET6, sin6_port=htons(4318), inet_pton(AF_INET6, "%s", &sin6_addr)}, 28) = 0'
+    assert bench_capture._external_syscall(v6 % "2001:db8::1")
+    assert not bench_capture._external_syscall(v6 % "::1")
+    assert not bench_capture._external_syscall('1 connect(3, {sa_family=AF_UNIX, sun_path="/run/x"}, 110) = 0')
