@@ -22,7 +22,6 @@ from citetrace import names
 from citetrace._urls import host_of, redact_text, redact_url, redact_urls
 from citetrace.capture import _extract, _state
 from citetrace.capture._context import CURRENT_RUN, IN_TOOL, TOOL_CALL_ID, in_tool_call
-from citetrace.store import ToolCallRecord
 
 __all__ = ["ToolSpec", "invoke", "ainvoke", "in_tool_call"]
 
@@ -254,23 +253,22 @@ class _Call:
         if run is None:
             return
         settings = _state.state.settings
-        run.add_call(
-            ToolCallRecord(
-                run_id=run.id,
-                seq=run.next_seq,
-                tool=self.spec.name,
-                kind=self.spec.kind,
-                status=status,
-                started_at=self.wall0,
-                duration_ms=elapsed * 1000.0,
-                http_status=http_status,
-                url=self.url,
-                result_count=count,
-                result_size=size if isinstance(size, int) else None,
-                query_hash=self.qhash,
-                error_type=error_type,
-                urls_returned=tuple(urls),
-                query_text=redact_text(self.query) if (settings.capture_content and self.query) else None,
+        # ToolCallRecord fields after run_id and seq, in order (the run builds the record when read)
+        run.add_call_fields(
+            (
+                self.spec.name,
+                self.spec.kind,
+                status,
+                self.wall0,
+                elapsed * 1000.0,
+                http_status,
+                self.url,
+                count,
+                size if isinstance(size, int) else None,
+                self.qhash,
+                error_type,
+                tuple(urls),
+                redact_text(self.query) if (settings.capture_content and self.query) else None,
             )
         )
 
