@@ -5,20 +5,16 @@ Each case runs in a subprocess because a process can set the global TracerProvid
 
 from __future__ import annotations
 
-import gzip
 import os
 import subprocess
 import sys
 import textwrap
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Iterator
 
 import pytest
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-
 from citetrace import names
+from instrumentation._net import OtlpReceiver  # the suite's OTLP/HTTP receiver (tests/ is on sys.path)
 
 AGENT = textwrap.dedent(
     """
@@ -44,34 +40,13 @@ AGENT = textwrap.dedent(
 )
 
 
-class _Receiver(BaseHTTPRequestHandler):
-    bodies: list[bytes] = []
-
-    def do_POST(self) -> None:  # noqa: N802
-        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-        if self.headers.get("Content-Encoding") == "gzip":
-            body = gzip.decompress(body)
-        type(self).bodies.append(body)
-        self.send_response(200)
-        self.send_header("Content-Type", "application/x-protobuf")
-        self.end_headers()
-        self.wfile.write(b"")
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.fixture
-def otlp_receiver() -> Iterator[tuple[str, list[bytes]]]:
-    handler = type("Receiver", (_Receiver,), {"bodies": []})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+def otlp_receiver() -> Iterator[tuple[str, OtlpReceiver]]:
+    receiver = OtlpReceiver()
     try:
-        yield f"http://127.0.0.1:{server.server_port}", handler.bodies
+        yield receiver.base, receiver
     finally:
-        server.shutdown()
-        server.server_close()
+        receiver.close()
 
 
 def _run(script: str, tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
@@ -81,34 +56,19 @@ def _run(script: str, tmp_path: Path, **env: str) -> subprocess.CompletedProcess
                           text=True, timeout=120)
 
 
-def _spans(bodies: list[bytes]) -> list[tuple[str, dict[str, object], dict[str, object]]]:
-    out = []
-    for body in bodies:
-        req = ExportTraceServiceRequest()
-        req.ParseFromString(body)
-        for rs in req.resource_spans:
-            resource = {a.key: a.value.string_value for a in rs.resource.attributes}
-            for ss in rs.scope_spans:
-                for span in ss.spans:
-                    attrs: dict[str, object] = {}
-                    for a in span.attributes:
-                        v = a.value
-                        kind = v.WhichOneof("value")
-                        attrs[a.key] = [x.string_value for x in v.array_value.values] if kind == "array_value" else (
-                            getattr(v, kind) if kind else None)
-                    out.append((span.name, attrs, resource))
-    return out
+def _spans(receiver: OtlpReceiver) -> list[tuple[str, dict[str, object], dict[str, object]]]:
+    return [(span["name"], span["attrs"], span["resource"]) for span in receiver.spans()]
 
 
-def test_configure_exports_over_otlp_http(otlp_receiver: tuple[str, list[bytes]], tmp_path: Path) -> None:
+def test_configure_exports_over_otlp_http(otlp_receiver: tuple[str, OtlpReceiver], tmp_path: Path) -> None:
     """With only OTEL_* variables, spans reach a real OTLP/HTTP endpoint, with the service name and summary."""
-    endpoint, bodies = otlp_receiver
+    endpoint, receiver = otlp_receiver
     out = _run(AGENT, tmp_path, OTEL_EXPORTER_OTLP_ENDPOINT=endpoint, OTEL_SERVICE_NAME="cfg-service",
                CITETRACE_STORE="sqlite:///store.db")
     assert out.returncode == 0, out.stderr
     _, run_id, trace_id, has_provider = out.stdout.split()
     assert has_provider == "True"
-    spans = _spans(bodies)
+    spans = _spans(receiver)
     by_name = {name: (attrs, res) for name, attrs, res in spans}
     assert set(by_name) == {"invoke_agent cfg-agent", "execute_tool search", "execute_tool fetch"}
     root_attrs, resource = by_name["invoke_agent cfg-agent"]
@@ -155,14 +115,14 @@ def test_sdk_disabled_sets_nothing_up(tmp_path: Path) -> None:
     assert not (tmp_path / ".citetrace").exists()
 
 
-def test_bad_exporter_value_warns_and_falls_back(otlp_receiver: tuple[str, list[bytes]], tmp_path: Path) -> None:
+def test_bad_exporter_value_warns_and_falls_back(otlp_receiver: tuple[str, OtlpReceiver], tmp_path: Path) -> None:
     """An unknown OTEL_TRACES_EXPORTER warns, naming it, and falls back to otlp."""
-    endpoint, bodies = otlp_receiver
+    endpoint, receiver = otlp_receiver
     out = _run(AGENT, tmp_path, OTEL_TRACES_EXPORTER="zipkin-ish", OTEL_EXPORTER_OTLP_ENDPOINT=endpoint,
                CITETRACE_STORE="memory://")
     assert out.returncode == 0, out.stderr
     assert "OTEL_TRACES_EXPORTER" in out.stderr and "zipkin-ish" in out.stderr
-    assert len(_spans(bodies)) == 3
+    assert len(_spans(receiver)) == 3
 
 
 def test_bad_configure_arguments_raise() -> None:
@@ -206,24 +166,24 @@ def test_works_without_configure_and_opens_store_lazily(tmp_path: Path) -> None:
     assert (tmp_path / "lazy.db").exists()
 
 
-def test_collector_sampling_exports_every_span(otlp_receiver: tuple[str, list[bytes]], tmp_path: Path) -> None:
+def test_collector_sampling_exports_every_span(otlp_receiver: tuple[str, OtlpReceiver], tmp_path: Path) -> None:
     """In the fleet setup (CITETRACE_METRICS=off) a healthy run's every span is exported, summary on its root."""
-    endpoint, bodies = otlp_receiver
+    endpoint, receiver = otlp_receiver
     healthy = AGENT.replace("return []                      #", "return [{'url': 'https://a.example/1'}]  #")
     env = {"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint, "CITETRACE_STORE": "memory://", "CITETRACE_SAMPLE_PERCENT": "0"}
     out = _run(healthy, tmp_path, **env)
     assert out.returncode == 0, out.stderr
-    assert [n for n, _, _ in _spans(bodies)] == ["invoke_agent cfg-agent"]  # embedded: healthy run, root only
-    bodies.clear()
+    assert [n for n, _, _ in _spans(receiver)] == ["invoke_agent cfg-agent"]  # embedded: healthy run, root only
+    receiver.requests.clear()
     out = _run(healthy, tmp_path, CITETRACE_METRICS="off", **env)
     assert out.returncode == 0, out.stderr
-    spans = {n: a for n, a, _ in _spans(bodies)}
+    spans = {n: a for n, a, _ in _spans(receiver)}
     assert set(spans) == {"invoke_agent cfg-agent", "execute_tool search", "execute_tool fetch"}
     assert spans["invoke_agent cfg-agent"][names.SUMMARY_KEEP] is False
-    bodies.clear()
+    receiver.requests.clear()
     out = _run(healthy, tmp_path, CITETRACE_SAMPLING="collector", **env)
     assert out.returncode == 0, out.stderr
-    assert len(_spans(bodies)) == 3
+    assert len(_spans(receiver)) == 3
 
 
 def test_configure_creates_no_store_until_first_write(tmp_path: Path) -> None:
