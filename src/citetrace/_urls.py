@@ -122,9 +122,8 @@ def redact_url(url: str) -> str:
     return redact_text(urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment)))
 
 
-# For ``redact_urls``: a secret query parameter needs a "?" and one of the key-name fragments before the
-# end of that URL; key shapes need one of these literals (``gh[pousr]_`` is checked only when "_" occurs).
-_QUERY_SECRET_HINT = re.compile(r"\?[^\n]*?(?:key|token|auth|secret|passw|pwd|sig|credential|session|code)")
+# For ``redact_urls``: key shapes need one of these literals (``gh[pousr]_`` is checked only when "_" occurs);
+# a secret query parameter needs a "?" and one of ``_SECRET_KEY_HINT``'s fragments after it in that URL.
 _GITHUB_SHAPE = re.compile(r"gh[pousr]_")
 
 
@@ -141,9 +140,13 @@ def redact_urls(urls: Sequence[str]) -> list[str]:
     if (
         "sk-" in low or "fc-" in low or "tvly-" in low or "xox" in low or "akia" in low or "eyj" in low
         or ("_" in low and _GITHUB_SHAPE.search(low) is not None)
-        or ("?" in low and _QUERY_SECRET_HINT.search(low) is not None)
     ):
         return [redact_url(u) for u in urls]
+    if "?" in low:  # only the query part of each URL can hold a secret parameter
+        for url in urls:
+            q = url.find("?")
+            if q >= 0 and _SECRET_KEY_HINT.search(url.lower(), q) is not None:
+                return [redact_url(u) for u in urls]
     return list(urls)
 
 
