@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from citetrace._urls import canonical_url, find_urls, redact_text, redact_url
+from hypothesis import given
+from hypothesis import strategies as st
+
+from citetrace._urls import canonical_url, find_urls, redact_text, redact_url, redact_urls
 
 
 @pytest.mark.parametrize(
@@ -62,3 +65,16 @@ def test_canonical_form_matches_same_page(a: str, b: str) -> None:
 def test_canonical_form_keeps_different_pages_apart(a: str, b: str) -> None:
     """Different paths, query values, ports, hosts and path case are different pages."""
     assert canonical_url(a) != canonical_url(b)
+
+
+_pieces = st.sampled_from(
+    ["https://", "http://", "a.example", "/path", "?", "&", "=", "q", "page", "api_key", "Token", "sig", "code",
+     "sk-abcdefghijkl1234", "AKIAABCDEFGHIJKLMNOP", "ghp_" + "a" * 24, "user:pw@", "%20", "-", "_", "#frag", "x"]
+)
+_url_like = st.lists(_pieces, min_size=1, max_size=8).map("".join)
+
+
+@given(st.lists(_url_like, max_size=12))
+def test_batch_redaction_equals_per_url_redaction(urls: list[str]) -> None:
+    """redact_urls (the batch fast path for search results) gives exactly what redact_url gives per URL."""
+    assert redact_urls(urls) == [redact_url(u) for u in urls]
