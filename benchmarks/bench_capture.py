@@ -94,7 +94,9 @@ def _query_hash(query: str) -> str:
     return hashlib.sha256(" ".join(query.split()).casefold().encode()).hexdigest()[:16]
 
 
-def _handwritten_search(tracer: Any) -> Callable[[str], list[dict[str, str]]]:
+def _handwritten_search(
+    tracer: Any, tool: Callable[[str], list[dict[str, str]]] | None = None
+) -> Callable[[str], list[dict[str, str]]]:
     from opentelemetry.trace import SpanKind
 
     from citetrace import names as n
@@ -111,7 +113,7 @@ def _handwritten_search(tracer: Any) -> Callable[[str], list[dict[str, str]]]:
                 n.QUERY_HASH: _query_hash(query),
             },
         ) as span:
-            result = web_search(query)
+            result = (tool or web_search)(query)
             span.set_attributes(
                 {
                     n.RESULT_COUNT: len(result),
@@ -145,6 +147,39 @@ def setup_traced() -> Setup:
     provider, counting = h.sdk_provider()
     _citetrace_state(provider)
     search = traced_tool(kind="search", name="web_search")(web_search)
+    return Setup(call=lambda: search(QUERY), close=_flush_counts(provider, counting))
+
+
+# A pool of distinct result lists, cycled, larger than the redaction cache of known-clean URLs, so every
+# call sees URLs it has not checked recently (the worst case; agents mostly re-see the same pages).
+_NEW_POOL = [
+    [dict(r, url=f"{r['url']}{'&' if '?' in r['url'] else '?'}n={k}") for r in RESULTS] for k in range(2_000)
+]
+
+
+def _new_urls_tool() -> Callable[[str], list[dict[str, str]]]:
+    pool = _NEW_POOL
+    state = [0]
+
+    def new_urls(query: str) -> list[dict[str, str]]:
+        state[0] = (state[0] + 1) % len(pool)
+        return pool[state[0]]
+
+    return new_urls
+
+
+def setup_handwritten_new_urls() -> Setup:
+    provider, counting = h.sdk_provider()
+    search = _handwritten_search(provider.get_tracer("bench"), _new_urls_tool())
+    return Setup(call=lambda: search(QUERY), close=_flush_counts(provider, counting))
+
+
+def setup_traced_new_urls() -> Setup:
+    from citetrace import traced_tool
+
+    provider, counting = h.sdk_provider()
+    _citetrace_state(provider)
+    search = traced_tool(kind="search", name="web_search")(_new_urls_tool())
     return Setup(call=lambda: search(QUERY), close=_flush_counts(provider, counting))
 
 
@@ -316,6 +351,8 @@ CONFIGS = [
     Config("bare", "bare call (no tracing)", setup_bare),
     Config("handwritten", "hand-written OTel span, same 9 attributes", setup_handwritten),
     Config("traced", "@traced_tool", setup_traced),
+    Config("handwritten_new", "hand-written span, never-seen URLs every call", setup_handwritten_new_urls),
+    Config("traced_new", "@traced_tool, never-seen URLs every call", setup_traced_new_urls),
     Config("traced_run", "@traced_tool inside research_run", setup_traced_run),
     Config("disabled", "@traced_tool, OTEL_SDK_DISABLED=true", setup_disabled, (("OTEL_SDK_DISABLED", "true"),)),
     Config("openllmetry", "OpenLLMetry @tool (traceloop-sdk, default)", setup_openllmetry, peer="traceloop"),

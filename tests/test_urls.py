@@ -78,3 +78,13 @@ _url_like = st.lists(_pieces, min_size=1, max_size=8).map("".join)
 def test_batch_redaction_equals_per_url_redaction(urls: list[str]) -> None:
     """redact_urls (the batch fast path for search results) gives exactly what redact_url gives per URL."""
     assert redact_urls(urls) == [redact_url(u) for u in urls]
+
+
+def test_clean_url_cache_never_hides_a_secret() -> None:
+    """A URL remembered as clean stays clean; a batch with one secret still redacts, before and after."""
+    clean = [f"https://cache.example/{i}" for i in range(5)]
+    assert redact_urls(clean) == clean
+    assert redact_urls(clean) == clean  # served from the cache of known-clean URLs
+    mixed = clean + ["https://cache.example/x?token=abc"]
+    assert redact_urls(mixed)[-1] == "https://cache.example/x?token=REDACTED"
+    assert redact_urls(mixed)[-1] == "https://cache.example/x?token=REDACTED"

@@ -127,12 +127,22 @@ def redact_url(url: str) -> str:
 _GITHUB_SHAPE = re.compile(r"gh[pousr]_")
 
 
+_CLEAN_CAP = 8192
+_clean: dict[str, None] = {}  # URLs a batch check found clean (a clean batch means each URL in it is clean)
+
+
 def redact_urls(urls: Sequence[str]) -> list[str]:
     """``redact_url`` over a list (search results), checking the whole batch at once first.
 
     Result lists are almost always clean; a few substring scans of the joined, lower-cased text cost a
     fraction of one ``redact_url`` per URL. Anything that might need redaction takes the per-URL path.
     """
+    clean = _clean
+    for url in urls:
+        if url not in clean:
+            break
+    else:
+        return list(urls)  # every URL already checked clean (agents see the same pages again and again)
     joined = "\n".join(urls)
     if "@" in joined or "%" in joined or joined.count("\n") != len(urls) - 1:
         return [redact_url(u) for u in urls]
@@ -147,6 +157,9 @@ def redact_urls(urls: Sequence[str]) -> list[str]:
             q = url.find("?")
             if q >= 0 and _SECRET_KEY_HINT.search(url.lower(), q) is not None:
                 return [redact_url(u) for u in urls]
+    if len(clean) > _CLEAN_CAP:
+        clean.clear()  # bounded: start over rather than track recency on the hot path
+    clean.update(dict.fromkeys(urls))
     return list(urls)
 
 

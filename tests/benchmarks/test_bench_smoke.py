@@ -63,6 +63,8 @@ def test_capture_quick_prints_search_and_fetch_tables() -> None:
         "bare call (no tracing)",
         "hand-written OTel span, same 9 attributes",
         "@traced_tool",
+        "hand-written span, never-seen URLs every call",
+        "@traced_tool, never-seen URLs every call",
         "@traced_tool inside research_run",
         "@traced_tool, OTEL_SDK_DISABLED=true",
     ]
