@@ -152,14 +152,18 @@ def redact_urls(urls: Sequence[str]) -> list[str]:
         or ("_" in low and _GITHUB_SHAPE.search(low) is not None)
     ):
         return [redact_url(u) for u in urls]
-    if "?" in low:  # only the query part of each URL can hold a secret parameter
-        for url in urls:
-            q = url.find("?")
-            if q >= 0 and _SECRET_KEY_HINT.search(url.lower(), q) is not None:
-                return [redact_url(u) for u in urls]
+    q = low.find("?")
+    while q >= 0:  # only a URL's query part (from "?" to the end of that URL) can hold a secret parameter
+        end = low.find("\n", q)
+        if end < 0:
+            end = len(low)
+        if _SECRET_KEY_HINT.search(low, q, end) is not None:
+            return [redact_url(u) for u in urls]
+        q = low.find("?", end)
     if len(clean) > _CLEAN_CAP:
         clean.clear()  # bounded: start over rather than track recency on the hot path
-    clean.update(dict.fromkeys(urls))
+    for url in urls:
+        clean[url] = None
     return list(urls)
 
 
