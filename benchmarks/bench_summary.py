@@ -24,6 +24,8 @@ Run:  .venv/bin/python benchmarks/bench_summary.py [--traces 200] [--rounds 7]
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 import gc
 import random
 import statistics
@@ -44,25 +46,19 @@ from citetrace.store import MemoryStore
 from citetrace.summary import TraceSummaryProcessor
 from citetrace.summary._urlkey import clear_cache
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _harness import CountingExporter  # noqa: E402  (the benchmarks' shared no-op exporter)
+
 SEARCHES, FETCHES, URLS = 8, 4, 10
 SPANS_PER_TRACE = 1 + SEARCHES + FETCHES
 
 
-class NoOpExporter(SpanExporter):
+class NoOpExporter(CountingExporter):
     """Accepts and forgets spans; counts them so the benchmark can check the sampler ran."""
 
-    def __init__(self) -> None:
-        self.count = 0
-
-    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
-        self.count += len(spans)
-        return SpanExportResult.SUCCESS
-
-    def shutdown(self) -> None:
-        return None
-
-    def force_flush(self, timeout_millis: int = 30_000) -> bool:
-        return True
+    @property
+    def count(self) -> int:
+        return self.exported
 
 
 class Workload:
