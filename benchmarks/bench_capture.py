@@ -150,37 +150,46 @@ def setup_traced() -> Setup:
     return Setup(call=lambda: search(QUERY), close=_flush_counts(provider, counting))
 
 
-# A pool of distinct result lists, cycled, larger than the redaction cache of known-clean URLs, so every
-# call sees URLs it has not checked recently (the worst case; agents mostly re-see the same pages).
-_NEW_POOL = [
-    [dict(r, url=f"{r['url']}{'&' if '?' in r['url'] else '?'}n={k}") for r in RESULTS] for k in range(2_000)
-]
+# Never-seen URLs: each call builds its 10 results afresh with a counter in every URL (as a search API's JSON
+# response would arrive), so no URL repeats and the memo of known-clean URLs never hits. Both rows of a pair
+# pay the same cost of building them. "new": the counter goes into the path, so 3 of the 10 URLs keep their
+# query string, as real result lists do; "newq" (the worst case): every URL gets a query string.
+def _new_url(url: str, with_query: bool) -> str:
+    if with_query or "?" in url:
+        return f"{url}{'&' if '?' in url else '?'}n="
+    return url.rstrip("/") + "-"
 
 
-def _new_urls_tool() -> Callable[[str], list[dict[str, str]]]:
-    pool = _NEW_POOL
-    state = [0]
+def _new_urls_tool(all_queries: bool) -> Callable[[str], list[dict[str, str]]]:
+    counter = itertools.count()
+    bases = [(r, _new_url(r["url"], all_queries)) for r in RESULTS]
 
     def new_urls(query: str) -> list[dict[str, str]]:
-        state[0] = (state[0] + 1) % len(pool)
-        return pool[state[0]]
+        k = next(counter)
+        return [{"title": r["title"], "url": f"{base}{k}", "snippet": r["snippet"]} for r, base in bases]
 
     return new_urls
 
 
-def setup_handwritten_new_urls() -> Setup:
-    provider, counting = h.sdk_provider()
-    search = _handwritten_search(provider.get_tracer("bench"), _new_urls_tool())
-    return Setup(call=lambda: search(QUERY), close=_flush_counts(provider, counting))
+def _handwritten_new(all_queries: bool) -> Callable[[], Setup]:
+    def setup() -> Setup:
+        provider, counting = h.sdk_provider()
+        search = _handwritten_search(provider.get_tracer("bench"), _new_urls_tool(all_queries))
+        return Setup(call=lambda: search(QUERY), close=_flush_counts(provider, counting))
+
+    return setup
 
 
-def setup_traced_new_urls() -> Setup:
-    from citetrace import traced_tool
+def _traced_new(all_queries: bool) -> Callable[[], Setup]:
+    def setup() -> Setup:
+        from citetrace import traced_tool
 
-    provider, counting = h.sdk_provider()
-    _citetrace_state(provider)
-    search = traced_tool(kind="search", name="web_search")(_new_urls_tool())
-    return Setup(call=lambda: search(QUERY), close=_flush_counts(provider, counting))
+        provider, counting = h.sdk_provider()
+        _citetrace_state(provider)
+        search = traced_tool(kind="search", name="web_search")(_new_urls_tool(all_queries))
+        return Setup(call=lambda: search(QUERY), close=_flush_counts(provider, counting))
+
+    return setup
 
 
 def setup_traced_run() -> Setup:
@@ -351,8 +360,10 @@ CONFIGS = [
     Config("bare", "bare call (no tracing)", setup_bare),
     Config("handwritten", "hand-written OTel span, same 9 attributes", setup_handwritten),
     Config("traced", "@traced_tool", setup_traced),
-    Config("handwritten_new", "hand-written span, never-seen URLs every call", setup_handwritten_new_urls),
-    Config("traced_new", "@traced_tool, never-seen URLs every call", setup_traced_new_urls),
+    Config("handwritten_new", "hand-written span, never-seen URLs every call", _handwritten_new(False)),
+    Config("traced_new", "@traced_tool, never-seen URLs every call", _traced_new(False)),
+    Config("handwritten_newq", "hand-written span, never-seen URLs, all with a query", _handwritten_new(True)),
+    Config("traced_newq", "@traced_tool, never-seen URLs, all with a query", _traced_new(True)),
     Config("traced_run", "@traced_tool inside research_run", setup_traced_run),
     Config("disabled", "@traced_tool, OTEL_SDK_DISABLED=true", setup_disabled, (("OTEL_SDK_DISABLED", "true"),)),
     Config("openllmetry", "OpenLLMetry @tool (traceloop-sdk, default)", setup_openllmetry, peer="traceloop"),
@@ -421,7 +432,7 @@ def _external_syscall(line: str) -> bool:
 
 def parent(args: argparse.Namespace) -> int:
     no_peers = args.no_peers or args.quick
-    cfgs = [c for c in CONFIGS if not (no_peers and c.peer)]
+    cfgs = [c for c in CONFIGS if not (no_peers and c.peer) and (not args.only or c.key in args.only)]
     missing = [c.key for c in cfgs if _peer_missing(c)]
     if missing:
         print(f"error: peer packages for {missing} are not installed in {sys.executable}; "
@@ -431,7 +442,7 @@ def parent(args: argparse.Namespace) -> int:
     if args.quick:
         number, repeat, rounds = 300, 3, 1
     if not args.quick and not args.skip_netcheck:
-        problems = _netcheck([c for c in cfgs if c.peer] + [BY_KEY["traced"]])
+        problems = _netcheck([c for c in cfgs if c.peer or c.key == "traced"])
         if problems:
             print("error: traffic left the machine:\n  " + "\n  ".join(problems), file=sys.stderr)
             return 1
@@ -444,9 +455,16 @@ def parent(args: argparse.Namespace) -> int:
             results[cfg.key].append(h.run_child(__file__, child_args, env))
     print(f"machine: {h.machine()}")
     print(f"calls: {number} per repeat x {repeat} repeats per child, {rounds} round(s); per-call median µs\n")
-    print(_search_table(cfgs, results))
-    print()
-    print(_fetch_table(cfgs, results))
+    for base, table in (("handwritten", _search_table), ("fetch_hand", _fetch_table)):
+        if base in results:  # a table needs its hand-written row (--only may leave it out)
+            print(table(cfgs, results), end="\n\n")
+    for new, what in (("new", "never-seen URLs"), ("newq", "never-seen URLs, all with a query")):
+        if results.get(f"traced_{new}") and results.get(f"handwritten_{new}"):
+            ratio = h.median_of(
+                t["median_us"] / b["median_us"] for t, b in zip(results[f"traced_{new}"], results[f"handwritten_{new}"])
+            )
+            print(f"@traced_tool with {what}: {ratio:.2f}x the hand-written span on the same results "
+                  "(median over rounds; target <= 1.2x)")
     disabled = results.get("disabled")
     if disabled:
         delta = h.median_of(r["median_us"] - r["bare_same_process_us"] for r in disabled)
@@ -508,6 +526,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="children per configuration, interleaved")
     parser.add_argument("--skip-netcheck", action="store_true", help="do not run the network check first")
     parser.add_argument("--json", help="also write the raw figures to this file")
+    parser.add_argument("--only", nargs="+", choices=sorted(BY_KEY), metavar="KEY",
+                        help=f"run only these configurations (of {', '.join(BY_KEY)})")
     parser.add_argument("--profile", choices=sorted(BY_KEY), help="cProfile one configuration instead")
     parser.add_argument("--child", choices=sorted(BY_KEY), help=argparse.SUPPRESS)
     parser.add_argument("--netcheck", action="store_true", help=argparse.SUPPRESS)

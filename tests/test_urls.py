@@ -19,11 +19,23 @@ from citetrace._urls import canonical_url, find_urls, redact_text, redact_url, r
         ("https://a.example/s?X-Amz-Signature=ff&X-Amz-Credential=cc&n=1",
          "https://a.example/s?X-Amz-Signature=REDACTED&X-Amz-Credential=REDACTED&n=1"),
         ("https://a.example/s?access_token=t&token=u&sig=v", "https://a.example/s?access_token=REDACTED&token=REDACTED&sig=REDACTED"),
-        ("https://a.example/tvly-abcdefghijkl1234/x", "https://a.example/REDACTED/x"),
+        ("https://a.example/p?q=tvly-abcdefghijkl1234", "https://a.example/p?q=REDACTED"),
+        ("https://a.example/p?q=x#id_token=eyJabcdefghijk.eyJabcdefghijk.sig",
+         "https://a.example/p?q=x#id_token=REDACTED"),
+        ("https://a.example/cb#access_token=abc&state=s1", "https://a.example/cb#access_token=REDACTED&state=s1"),
+        ("https://a.example/p#section-2", "https://a.example/p#section-2"),
+        ("https://a.example/p?page=2%20x", "https://a.example/p?page=2%20x"),
+        ("https://a.example/p?api%5Fkey=abc", "https://a.example/p?api_key=REDACTED"),
+        # a path names a page: slugs that look like key shapes stay (SK Hynix, scikit-learn)
+        ("https://news.example/tech/sk-hynix-q3-results-beat-estimates", "https://news.example/tech/sk-hynix-q3-results-beat-estimates"),
+        ("https://a.example/tvly-abcdefghijkl1234/x", "https://a.example/tvly-abcdefghijkl1234/x"),
+        ("https://medium.example/@someone/post-1", "https://medium.example/@someone/post-1"),
+        ("example.org/p?key=abc", "example.org/p?key=REDACTED"),  # no scheme: the same parts
     ],
 )
 def test_redact_url(url: str, expected: str) -> None:
-    """Credentials and secret-looking parameters are masked; everything else is kept."""
+    """Credentials, secret-looking parameters and key shapes in the query or fragment are masked; the scheme,
+    host and path are kept."""
     assert redact_url(url) == expected
 
 
@@ -69,7 +81,9 @@ def test_canonical_form_keeps_different_pages_apart(a: str, b: str) -> None:
 
 _pieces = st.sampled_from(
     ["https://", "http://", "a.example", "/path", "?", "&", "=", "q", "page", "api_key", "Token", "sig", "code",
-     "sk-abcdefghijkl1234", "AKIAABCDEFGHIJKLMNOP", "ghp_" + "a" * 24, "user:pw@", "%20", "-", "_", "#frag", "x"]
+     "sk-abcdefghijkl1234", "AKIAABCDEFGHIJKLMNOP", "ghp_" + "a" * 24, "user:pw@", "%20", "-", "_", "#frag", "x",
+     "HTTPS://", "#", "@", "#access_token=", "sk-hynix-q3-results", "eyJabcdefghijk.eyJabcdefghijk.s", "%5F", " ",
+     "\n", "://"]
 )
 _url_like = st.lists(_pieces, min_size=1, max_size=8).map("".join)
 
@@ -80,11 +94,21 @@ def test_batch_redaction_equals_per_url_redaction(urls: list[str]) -> None:
     assert redact_urls(urls) == [redact_url(u) for u in urls]
 
 
-def test_clean_url_cache_never_hides_a_secret() -> None:
-    """A URL remembered as clean stays clean; a batch with one secret still redacts, before and after."""
+@given(st.lists(st.text(), max_size=6))
+def test_batch_redaction_equals_per_url_redaction_on_any_text(urls: list[str]) -> None:
+    """The same on arbitrary strings (a result's "url" field can hold anything)."""
+    assert redact_urls(urls) == [redact_url(u) for u in urls]
+
+
+def test_batch_with_one_secret_redacts_only_that_url() -> None:
+    """A clean batch comes back equal; one secret in a batch is redacted, the others are untouched."""
     clean = [f"https://cache.example/{i}" for i in range(5)]
     assert redact_urls(clean) == clean
-    assert redact_urls(clean) == clean  # served from the cache of known-clean URLs
+    assert redact_urls(clean) == clean  # served from the memo of clean batches
+    pair = ["https://cache.example/p?q=1", "https://cache.example/api-key/page"]
+    assert redact_urls(pair) == pair
+    one = ["\n".join(pair)]  # the same text as that clean batch, but one URL whose query runs on: not memoised
+    assert redact_urls(one) == [redact_url(one[0])] != one
     mixed = clean + ["https://cache.example/x?token=abc"]
     assert redact_urls(mixed)[-1] == "https://cache.example/x?token=REDACTED"
     assert redact_urls(mixed)[-1] == "https://cache.example/x?token=REDACTED"
