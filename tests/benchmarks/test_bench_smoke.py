@@ -65,6 +65,9 @@ def test_capture_quick_prints_search_and_fetch_tables() -> None:
         "@traced_tool",
         "hand-written span, never-seen URLs every call",
         "@traced_tool, never-seen URLs every call",
+        "hand-written span, never-seen URLs, all with a query",
+        "@traced_tool, never-seen URLs, all with a query",
+        "hand-written span inside a root span, same 11 attributes",
         "@traced_tool inside research_run",
         "@traced_tool, OTEL_SDK_DISABLED=true",
     ]
@@ -82,6 +85,10 @@ def test_capture_quick_prints_search_and_fetch_tables() -> None:
         assert by_label[label][4] == "100.0 %", by_label[label]
     assert by_label["bare call (no tracing)"][4] == "-"
     assert "@traced_tool disabled:" in out and "µs over the bare call" in out
+    for what in ("never-seen URLs", "never-seen URLs, all with a query", "a call inside research_run"):
+        assert f"@traced_tool, {what}: " in out, what
+    for label in ("hand-written span inside a root span, same 11 attributes", "@traced_tool inside research_run"):
+        assert by_label[label][4] == "100.0 %", by_label[label]  # root spans counted too
     assert out.startswith("machine: ") or "\nmachine: " in out
 
 
