@@ -104,11 +104,16 @@ def test_batch_with_one_secret_redacts_only_that_url() -> None:
     """A clean batch comes back equal; one secret in a batch is redacted, the others are untouched."""
     clean = [f"https://cache.example/{i}" for i in range(5)]
     assert redact_urls(clean) == clean
-    assert redact_urls(clean) == clean  # served from the memo of clean batches
+    returned = redact_urls(clean)  # served from the memo of the last clean batch
+    assert returned == clean and returned is not clean
+    returned.append("https://cache.example/x?token=abc")  # what a caller does with its copy ...
+    clean.append("https://cache.example/y?token=abc")  # ... or with its own list, after the call
+    assert redact_urls(clean)[-1] == "https://cache.example/y?token=REDACTED"  # neither reached the memo
     pair = ["https://cache.example/p?q=1", "https://cache.example/api-key/page"]
     assert redact_urls(pair) == pair
-    one = ["\n".join(pair)]  # the same text as that clean batch, but one URL whose query runs on: not memoised
+    one = ["\n".join(pair)]  # the same text as that clean batch, but one URL whose query runs on
     assert redact_urls(one) == [redact_url(one[0])] != one
+    clean.pop()
     mixed = clean + ["https://cache.example/x?token=abc"]
     assert redact_urls(mixed)[-1] == "https://cache.example/x?token=REDACTED"
     assert redact_urls(mixed)[-1] == "https://cache.example/x?token=REDACTED"

@@ -138,8 +138,7 @@ def redact_url(url: str) -> str:
 
 
 _TAILS = re.compile(r"\?[^\n]*")  # each query (and fragment, once "#" reads as "?") of a newline-joined batch
-_CLEAN_CAP = 256
-_clean: dict[str, None] = {}  # newline-joined batches found clean (an agent that repeats a query gets the same list)
+_last_clean: list[list[str]] = [[]]  # the last batch found clean (one slot: a dict memo costs never-seen URLs more)
 
 
 def redact_urls(urls: Sequence[str]) -> list[str]:
@@ -147,22 +146,21 @@ def redact_urls(urls: Sequence[str]) -> list[str]:
 
     Result lists are almost always clean and mostly pages not seen before, so this is a few C-level scans of
     the joined text (no "@", no hint in any query or fragment) instead of work per URL. A batch that might
-    need redaction takes the per-URL path. Batches found clean are remembered (bounded, by content).
+    need redaction takes the per-URL path. The last clean batch is remembered, so a repeated query (or a
+    retried one) costs one list comparison.
     """
+    if urls == _last_clean[0]:
+        return list(urls)
     joined = "\n".join(urls)
     if "@" in joined or joined.count("\n") != len(urls) - 1:
         return [redact_url(u) for u in urls]
-    clean = _clean
-    if joined in clean:  # one URL per line (checked above), so the same text means the same list
-        return list(urls)
     if "?" in joined or "#" in joined:
         tails = "\n".join(_TAILS.findall(joined.replace("#", "?"))).lower()
         if _TAIL_HINT.search(tails) is not None:
             return [redact_url(u) for u in urls]
-    if len(clean) >= _CLEAN_CAP:
-        clean.clear()  # bounded: start over rather than track recency on the hot path
-    clean[joined] = None
-    return list(urls)
+    clean = list(urls)
+    _last_clean[0] = clean[:]  # a copy the caller cannot change
+    return clean
 
 
 def redact_text(text: str) -> str:

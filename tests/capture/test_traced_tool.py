@@ -474,3 +474,26 @@ def test_unreadable_result_shape_is_not_called_empty() -> None:
         assert attrs[names.TOOL_STATUS] == "ok"
         assert names.RESULT_COUNT not in attrs
     assert none_attrs[names.TOOL_STATUS] == "empty" and none_attrs[names.RESULT_COUNT] == 0
+
+
+@pytest.mark.parametrize("how", ["suppress_instrumentation", "plain key"])
+def test_suppressed_instrumentation_makes_a_straight_call(how: str) -> None:
+    """Inside OpenTelemetry's suppression (either key ``is_instrumentation_enabled`` reads) no span is made,
+    and the tool still returns its result; outside it, the span is back."""
+    from opentelemetry import context
+    from opentelemetry.instrumentation.utils import suppress_instrumentation
+
+    with capture_spans() as cap:
+        if how == "suppress_instrumentation":
+            with suppress_instrumentation():
+                result = web_search("quiet")
+        else:
+            token = context.attach(context.set_value("suppress_instrumentation", True))
+            try:
+                result = web_search("quiet")
+            finally:
+                context.detach(token)
+        assert result == RESULTS
+        assert cap.spans == []
+        web_search("loud")
+    assert [s.name for s in cap.spans] == ["execute_tool web_search"]

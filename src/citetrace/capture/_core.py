@@ -317,8 +317,24 @@ def _end_quietly(call: _Call) -> None:
         pass
 
 
+def _suppressed_api() -> bool:
+    return not is_instrumentation_enabled()
+
+
+try:  # the two keys ``is_instrumentation_enabled`` reads, read from one context lookup (~1 µs less per call)
+    from opentelemetry.context import _SUPPRESS_INSTRUMENTATION_KEY as _SUPPRESS
+    from opentelemetry.instrumentation.utils import _SUPPRESS_INSTRUMENTATION_KEY_PLAIN as _SUPPRESS_PLAIN
+
+    def _suppressed() -> bool:
+        ctx = otel_context.get_current()
+        return bool(ctx.get(_SUPPRESS) or ctx.get(_SUPPRESS_PLAIN))
+
+except ImportError:  # pragma: no cover - an API version without them: the public function
+    _suppressed = _suppressed_api
+
+
 def _passthrough() -> bool:
-    return not _state.state.enabled or IN_TOOL.get() or not is_instrumentation_enabled()
+    return not _state.state.enabled or IN_TOOL.get() or _suppressed()
 
 
 def invoke(spec: ToolSpec, wrapped: Callable[..., Any], args: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
