@@ -154,8 +154,9 @@ def redact_urls(urls: Sequence[str]) -> list[str]:
     joined = "\n".join(urls)
     if "@" in joined or joined.count("\n") != len(urls) - 1:
         return [redact_url(u) for u in urls]
-    if "?" in joined or "#" in joined:
-        tails = "\n".join(_TAILS.findall(joined.replace("#", "?"))).lower()
+    fragments = "#" in joined
+    if fragments or "?" in joined:
+        tails = "\n".join(_TAILS.findall(joined.replace("#", "?") if fragments else joined)).lower()
         if _TAIL_HINT.search(tails) is not None:
             return [redact_url(u) for u in urls]
     clean = list(urls)
