@@ -321,7 +321,7 @@ def _suppressed_api() -> bool:
     return not is_instrumentation_enabled()
 
 
-try:  # the two keys ``is_instrumentation_enabled`` reads, read from one context lookup (~1 µs less per call)
+try:  # the two keys ``is_instrumentation_enabled`` reads, from one context lookup instead of two (hot path)
     from opentelemetry.context import _SUPPRESS_INSTRUMENTATION_KEY as _SUPPRESS
     from opentelemetry.instrumentation.utils import _SUPPRESS_INSTRUMENTATION_KEY_PLAIN as _SUPPRESS_PLAIN
 
