@@ -9,15 +9,15 @@ everything only when Prometheus scrapes. The exposition is the same classic coun
 from __future__ import annotations
 
 import bisect
-import os
 import threading
 import time
-import weakref
 from typing import Iterable, Sequence
 
 from prometheus_client.metrics_core import CounterMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.registry import Collector
 from prometheus_client.samples import Exemplar
+
+from citetrace._forksafe import reset_after_fork
 
 __all__ = ["CounterAgg", "HistogramAgg", "AggregateCollector"]
 
@@ -92,14 +92,10 @@ class AggregateCollector(Collector):
     def __init__(self, aggregates: Iterable[CounterAgg | HistogramAgg]) -> None:
         self.lock = threading.Lock()
         self._aggregates = tuple(aggregates)
-        ref = weakref.ref(self)
+        reset_after_fork(self, AggregateCollector._fresh_lock)
 
-        def _after_fork() -> None:  # a lock held by another thread at fork time would never be released
-            collector = ref()
-            if collector is not None:
-                collector.lock = threading.Lock()
-
-        os.register_at_fork(after_in_child=_after_fork)
+    def _fresh_lock(self) -> None:
+        self.lock = threading.Lock()
 
     def describe(self) -> Iterable[Metric]:
         kinds = {CounterAgg: CounterMetricFamily, HistogramAgg: HistogramMetricFamily}

@@ -8,7 +8,6 @@ Label values come only from closed sets; ``tool`` and ``agent`` overflow to ``na
 
 from __future__ import annotations
 
-import os
 import threading
 import weakref
 from typing import Any, Callable, Iterable, Mapping
@@ -18,6 +17,7 @@ from prometheus_client.metrics import MetricWrapperBase
 from prometheus_client.registry import Collector
 
 from citetrace import names
+from citetrace._forksafe import reset_after_fork
 from citetrace.summary._aggregate import AggregateCollector, CounterAgg, HistogramAgg, Labels
 from citetrace.summary._model import TraceSummary
 from citetrace.summary._summarize import tool_status
@@ -58,14 +58,10 @@ class _Capped:
         self._limit = limit
         self._seen: set[str] = set()
         self._lock = threading.Lock()
-        ref = weakref.ref(self)
+        reset_after_fork(self, _Capped._fresh_lock)
 
-        def _after_fork() -> None:  # a lock held by another thread at fork time would never be released
-            capped = ref()
-            if capped is not None:
-                capped._lock = threading.Lock()
-
-        os.register_at_fork(after_in_child=_after_fork)
+    def _fresh_lock(self) -> None:
+        self._lock = threading.Lock()
 
     def __call__(self, value: str) -> str:
         if value in self._seen:

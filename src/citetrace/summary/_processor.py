@@ -10,7 +10,6 @@ decided-trace cache) and every bound that bites is counted. Nothing here raises 
 from __future__ import annotations
 
 import functools
-import os
 import threading
 import time
 import weakref
@@ -25,6 +24,7 @@ from opentelemetry.trace import StatusCode
 from prometheus_client import CollectorRegistry
 
 from citetrace import names
+from citetrace._forksafe import reset_after_fork
 from citetrace._logonce import OnceLogger
 from citetrace.capture._hooks import (
     register_error_listener,
@@ -84,14 +84,8 @@ class TraceSummaryProcessor(SpanProcessor):
         self._once = OnceLogger("citetrace summary")
         self._shut = False
         self._reset_state()
+        reset_after_fork(self, TraceSummaryProcessor._reset_state)
         ref = weakref.ref(self)
-
-        def _after_fork() -> None:
-            proc = ref()
-            if proc is not None:
-                proc._reset_state()
-
-        os.register_at_fork(after_in_child=_after_fork)
         if self._metrics is not None:
             self._metrics.set_in_flight(lambda: float(len(p._traces)) if (p := ref()) is not None else 0.0)
         self._hook = self._make_hook(ref)

@@ -7,16 +7,16 @@ traced, and a fork handler that gives the child an empty worker of its own.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
-import weakref
 from collections import deque
 from typing import Callable, Sequence
 
 from opentelemetry.instrumentation.utils import suppress_instrumentation
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter
+
+from citetrace._forksafe import reset_after_fork
 
 __all__ = ["Worker"]
 
@@ -45,14 +45,7 @@ class Worker:
         self._batch_size = batch_size
         self._delay_s = delay_s
         self._reset()
-        ref = weakref.ref(self)
-
-        def _after_fork() -> None:
-            worker = ref()
-            if worker is not None:
-                worker._reset()
-
-        os.register_at_fork(after_in_child=_after_fork)
+        reset_after_fork(self, Worker._reset)
 
     def _reset(self) -> None:
         self._cond = threading.Condition(threading.Lock())
