@@ -1,0 +1,81 @@
+"""The claim text a judge reads: anchors out, no dangling attribution, no source name left hanging.
+
+Removing a URL from "according to https://..." leaves "according to ."; removing the link from "... this
+year [Coastal Realty Journal](https://...)." leaves the journal's name glued to the claim as if it were
+part of what is claimed. Both mislead a judge (and the deterministic checker's word alignment), so a
+trailing link whose label reads as a source name is dropped, and an attribution phrase with nothing after
+it is removed.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from citetrace.claims._anchors import Anchor
+from citetrace.claims._words import PREPOSITIONS, is_verb
+
+__all__ = ["blank_anchors", "clean_claim_text", "is_source_label"]
+
+_ATTRIBUTION = re.compile(
+    r"\(?\s*\b(?:according\s+to|as\s+reported\s+(?:by|in)|reported\s+by|as\s+(?:stated|noted)\s+(?:by|in)|"
+    r"per|via|sources?\s*:|see(?:\s+also)?|cited\s+in|citing|from)\s*\)?(?=\s*(?:[,.;:!?)]|$))",
+    re.I,
+)
+_ARTICLES = frozenset("the a an its their this that these those our his her my your".split())
+_LEAD = re.compile(r"^[\s,;:.)\]]+|^(?:and|but|while|whereas|yet|although|though)\s+", re.I)
+
+
+def _word_before(text: str, pos: int) -> str:
+    m = re.search(r"([A-Za-z]+)\W*$", text[:pos])
+    return m.group(1).lower() if m else ""
+
+
+def is_source_label(sentence: str, anchor: Anchor) -> bool:
+    """A link label that names the source rather than saying something: it ends its clause, reads as a
+    name (capitalised, no digits), and does not follow a preposition, an article or a verb that would make
+    it part of the claim ("in [Norway](...)", "said [Reuters](...)" stay)."""
+    label = (anchor.label or "").strip()
+    if not label or any(ch.isdigit() for ch in label) or not label[0].isupper():
+        return False
+    after = sentence[anchor.end:]
+    if not re.match(r"\s*(?:\[[^\]]*\]\s*)*(?:[,.;:!?)]|$)", after):
+        return False
+    before = sentence[: anchor.start].rstrip()
+    if before.endswith("("):
+        return True
+    word = _word_before(sentence, anchor.start)
+    if re.search(r"(according\s+to|reported\s+by|per|via|source:?)\s*$", before, re.I):
+        return True
+    return not (word in PREPOSITIONS or word in _ARTICLES or is_verb(word))
+
+
+def blank_anchors(sentence: str, anchors: Sequence[Anchor]) -> str:
+    """``sentence`` with every anchor blanked by spaces of the same length (offsets survive); a link's label
+    stays readable unless it is a trailing source name."""
+    chars = list(sentence)
+    for a in anchors:
+        keep: tuple[int, int] | None = None
+        if a.label and sentence[a.start:a.start + 1] == "[" and not is_source_label(sentence, a):
+            keep = (a.start + 1, a.start + 1 + len(a.label))
+        for k in range(a.start, a.end):
+            if keep is None or not keep[0] <= k < keep[1]:
+                if chars[k] not in "\r\n":
+                    chars[k] = " "
+    return "".join(chars)
+
+
+def clean_claim_text(text: str) -> str:
+    """Normalise a clause (anchors already blanked) into the text a judge reads."""
+    out = re.sub(r"(\*\*|__|`)", "", text)
+    out = re.sub(r"\s+", " ", out)
+    for _ in range(2):  # "(see according to )" style leftovers take two passes
+        out = _ATTRIBUTION.sub("", out)
+        out = re.sub(r"\(\s*[,;]?\s*\)", "", out)
+    out = re.sub(r"\(\s+", "(", out)
+    out = re.sub(r"\s+([.,;:!?)])", r"\1", out)
+    out = re.sub(r"([,;:])(?=[.,;:!?])", "", out)
+    prev = None
+    while prev != out:
+        prev, out = out, _LEAD.sub("", out.strip())
+    return out.strip().rstrip(",;:").strip()
