@@ -6,19 +6,31 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Iterator
 
+from opentelemetry import context as otel_context
+
 if TYPE_CHECKING:
     from citetrace.capture._run import Run
 
-__all__ = ["CURRENT_RUN", "IN_TOOL", "TOOL_CALL_ID", "current_run", "in_tool_call", "tool_call_id"]
+__all__ = ["CURRENT_RUN", "RUN_CONTEXT_KEY", "run_in_context", "IN_TOOL", "TOOL_CALL_ID", "current_run", "in_tool_call", "tool_call_id"]
 
 CURRENT_RUN: ContextVar["Run | None"] = ContextVar("citetrace_run", default=None)
 IN_TOOL: ContextVar[bool] = ContextVar("citetrace_in_tool", default=False)
 TOOL_CALL_ID: ContextVar[str | None] = ContextVar("citetrace_tool_call_id", default=None)
+RUN_CONTEXT_KEY = otel_context.create_key("citetrace-run")
+"""The run also travels in the OpenTelemetry context (set with its root span), so whatever carries that
+context into a worker thread (``opentelemetry-instrumentation-threading``, a framework's own propagation)
+carries the run with it, not only the parent span."""
 
 
 def current_run() -> "Run | None":
     """The research run active in this context, or None."""
-    return CURRENT_RUN.get()
+    return CURRENT_RUN.get() or run_in_context()
+
+
+def run_in_context() -> "Run | None":
+    """The run carried by the current OpenTelemetry context (a thread that got only that context)."""
+    run = otel_context.get_value(RUN_CONTEXT_KEY)
+    return run  # type: ignore[return-value]
 
 
 def in_tool_call() -> bool:

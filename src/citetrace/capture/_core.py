@@ -21,7 +21,7 @@ from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 from citetrace import names
 from citetrace._urls import host_of, redact_text, redact_url, redact_urls
 from citetrace.capture import _extract, _state
-from citetrace.capture._context import CURRENT_RUN, IN_TOOL, TOOL_CALL_ID, in_tool_call
+from citetrace.capture._context import CURRENT_RUN, IN_TOOL, TOOL_CALL_ID, in_tool_call, run_in_context
 
 __all__ = ["ToolSpec", "invoke", "ainvoke", "in_tool_call"]
 
@@ -62,7 +62,7 @@ class _Call:
 
     def __init__(self, spec: ToolSpec, args: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
         self.spec = spec
-        self.run = CURRENT_RUN.get()
+        self.run = CURRENT_RUN.get() or run_in_context()
         self.query: str | None = None
         self.qhash: str | None = None
         self.url: str | None = None

@@ -22,11 +22,11 @@ from citetrace import names
 from citetrace._urls import redact_url
 from citetrace.capture._citations import cited_urls
 from citetrace.capture import _state
-from citetrace.capture._context import CURRENT_RUN
+from citetrace.capture._context import CURRENT_RUN, RUN_CONTEXT_KEY
 from citetrace.capture._hooks import run_end_hooks
 from citetrace.store import RunRecord, ToolCallRecord, content_hash
 
-__all__ = ["Run", "research_run"]
+__all__ = ["Run", "research_run", "start_run", "attach_run", "detach_run", "finish_run"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -154,77 +154,103 @@ class research_run:  # noqa: N801 - used like a function: `with research_run(...
 
     # -- internals ------------------------------------------------------------------------------------
     def _open(self) -> Run:
-        st = _state.state
-        if not st.enabled:
-            run = Run(self.question, self.agent, trace.INVALID_SPAN)
-            self._stack.append((run, None, CURRENT_RUN.set(run)))
-            return run
-        try:
-            settings = st.settings
-            attrs: dict[str, Any] = {
-                names.GEN_AI_OPERATION_NAME: names.OP_INVOKE_AGENT,
-                names.GEN_AI_AGENT_NAME: self.agent,
-            }
-            if settings.capture_content and self.question:
-                attrs[names.RUN_QUESTION] = self.question
-            span = _state.get_tracer().start_span(
-                f"invoke_agent {self.agent}", kind=SpanKind.INTERNAL, attributes=attrs
-            )
-            run = Run(self.question, self.agent, span)
-            if span.is_recording():
-                span.set_attribute(names.RUN_ID, run.id)
-            ctx_token = otel_context.attach(trace.set_span_in_context(span))
-        except Exception as exc:  # noqa: BLE001
-            _state.count_error("capture", exc)
-            run = Run(self.question, self.agent, trace.INVALID_SPAN)
-            ctx_token = None
-        self._stack.append((run, ctx_token, CURRENT_RUN.set(run)))
-        try:
-            _state.store().put_run(RunRecord(run.id, run.trace_id, run.agent, run.question, run.started_at))
-        except Exception as exc:  # noqa: BLE001
-            _state.count_error("store_write", exc)
+        run = start_run(self.question, self.agent)
+        self._stack.append((run, *attach_run(run)))
         return run
 
     def _close(self, exc: BaseException | None) -> None:
         run, ctx_token, run_token = self._stack.pop()
+        detach_run(ctx_token, run_token)
+        finish_run(run, exc)
+
+
+def start_run(question: str | None, agent: str) -> Run:
+    """Start a run's root span and store row, without making it current (see ``attach_run``).
+
+    Split from ``research_run`` so the agent-boundary wrappers reuse exactly this logic for runs that
+    outlive one call (a generator, or gpt-researcher's two calls on one instance)."""
+    st = _state.state
+    if not st.enabled:
+        return Run(question, agent, trace.INVALID_SPAN)
+    try:
+        settings = st.settings
+        attrs: dict[str, Any] = {
+            names.GEN_AI_OPERATION_NAME: names.OP_INVOKE_AGENT,
+            names.GEN_AI_AGENT_NAME: agent,
+        }
+        if settings.capture_content and question:
+            attrs[names.RUN_QUESTION] = question
+        span = _state.get_tracer().start_span(f"invoke_agent {agent}", kind=SpanKind.INTERNAL, attributes=attrs)
+        run = Run(question, agent, span)
+        if span.is_recording():
+            span.set_attribute(names.RUN_ID, run.id)
+    except Exception as exc:  # noqa: BLE001
+        _state.count_error("capture", exc)
+        run = Run(question, agent, trace.INVALID_SPAN)
+    try:
+        _state.store().put_run(RunRecord(run.id, run.trace_id, run.agent, run.question, run.started_at))
+    except Exception as exc:  # noqa: BLE001
+        _state.count_error("store_write", exc)
+    return run
+
+
+def attach_run(run: Run) -> tuple[Any, Any]:
+    """Make ``run`` current in this context (its span and the run itself); returns the tokens for
+    ``detach_run``."""
+    ctx_token = None
+    if run.span is not trace.INVALID_SPAN:
         try:
-            CURRENT_RUN.reset(run_token)
-        except ValueError:  # closed in another context (e.g. a different task): just clear it
-            CURRENT_RUN.set(None)
-        if run is None or (ctx_token is None and run.span is trace.INVALID_SPAN and not _state.state.enabled):
-            return
-        span = run.span
+            ctx = otel_context.set_value(RUN_CONTEXT_KEY, run, trace.set_span_in_context(run.span))
+            ctx_token = otel_context.attach(ctx)
+        except Exception as exc:  # noqa: BLE001
+            _state.count_error("capture", exc)
+    return ctx_token, CURRENT_RUN.set(run)
+
+
+def detach_run(ctx_token: Any, run_token: Any) -> None:
+    """Undo ``attach_run``; tolerant of being called from another context (e.g. a different task)."""
+    try:
+        CURRENT_RUN.reset(run_token)
+    except ValueError:  # closed in another context: just clear it
+        CURRENT_RUN.set(None)
+    if ctx_token is not None:
         try:
-            if exc is not None:
-                run.error_type = type(exc).__qualname__
-                if span.is_recording():
-                    span.set_attribute(names.ERROR_TYPE, run.error_type)
-                    span.record_exception(exc)
-                    span.set_status(Status(StatusCode.ERROR, f"{run.error_type}: {exc}"[:200]))
+            otel_context.detach(ctx_token)
+        except Exception as err:  # noqa: BLE001
+            _state.count_error("capture", err)
+
+
+def finish_run(run: Run, exc: BaseException | None) -> None:
+    """End a run: record the error, let run-end hooks (the summarizer) write on the root, store the calls
+    and the answer, end the span. Never raises."""
+    span = run.span
+    if span is trace.INVALID_SPAN and not _state.state.enabled:
+        return
+    try:
+        if exc is not None:
+            run.error_type = type(exc).__qualname__
             if span.is_recording():
-                trace_id = span.get_span_context().trace_id
-                for hook in run_end_hooks():
-                    try:
-                        extra = hook(span, trace_id)
-                        if extra:
-                            span.set_attributes(dict(extra))
-                    except Exception as hook_exc:  # noqa: BLE001
-                        _state.count_error("run_end_hook", hook_exc)
-        except Exception as err:  # noqa: BLE001
-            _state.count_error("capture", err)
-        finally:
-            if ctx_token is not None:
+                span.set_attribute(names.ERROR_TYPE, run.error_type)
+                span.record_exception(exc)
+                span.set_status(Status(StatusCode.ERROR, f"{run.error_type}: {exc}"[:200]))
+        if span.is_recording():
+            trace_id = span.get_span_context().trace_id
+            for hook in run_end_hooks():
                 try:
-                    otel_context.detach(ctx_token)
-                except Exception as err:  # noqa: BLE001
-                    _state.count_error("capture", err)
-        try:
-            store = _state.store()
-            store.put_calls(run.calls)
-            store.finish_run(run.id, ended_at=time.time(), answer=run.answer, error_type=run.error_type)
-        except Exception as err:  # noqa: BLE001
-            _state.count_error("store_write", err)
-        try:
-            span.end()
-        except Exception as err:  # noqa: BLE001
-            _state.count_error("capture", err)
+                    extra = hook(span, trace_id)
+                    if extra:
+                        span.set_attributes(dict(extra))
+                except Exception as hook_exc:  # noqa: BLE001
+                    _state.count_error("run_end_hook", hook_exc)
+    except Exception as err:  # noqa: BLE001
+        _state.count_error("capture", err)
+    try:
+        store = _state.store()
+        store.put_calls(run.calls)
+        store.finish_run(run.id, ended_at=time.time(), answer=run.answer, error_type=run.error_type)
+    except Exception as err:  # noqa: BLE001
+        _state.count_error("store_write", err)
+    try:
+        span.end()
+    except Exception as err:  # noqa: BLE001
+        _state.count_error("capture", err)

@@ -23,12 +23,12 @@ from packaging.version import InvalidVersion, Version
 
 from citetrace.capture._core import ainvoke, invoke
 from citetrace.instrumentation import _probe
-from citetrace.instrumentation._table_types import Patch, Probe
+from citetrace.instrumentation._table_types import Patch, Probe, Wrap
 
 __all__ = ["Patcher", "Row", "version_supported"]
 
 _log = logging.getLogger("citetrace.instrumentation")
-Row = Union[Patch, Probe]
+Row = Union[Patch, Probe, Wrap]
 _MISSING = object()
 _version_cache: dict[tuple[str, str | None], bool] = {}
 _warned: set[str] = set()
@@ -151,7 +151,12 @@ class Patcher:
             raise AttributeError(f"{row.target} not found")
         if isinstance(row, Patch) and row.is_async is None:
             row = dataclasses.replace(row, is_async=inspect.iscoroutinefunction(getattr(parent, attr)))
-        wrapper = _probe.status_recorder(row.status_of, row.before) if isinstance(row, Probe) else self._wrapper(row)
+        if isinstance(row, Probe):
+            wrapper = _probe.status_recorder(row.status_of, row.before)
+        elif isinstance(row, Wrap):
+            wrapper = row.factory(self)
+        else:
+            wrapper = self._wrapper(row)
         wrapt.wrap_function_wrapper(parent, attr, wrapper)
         self._applied[row.key] = (parent, attr, original)
 

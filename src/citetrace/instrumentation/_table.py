@@ -12,6 +12,7 @@ from citetrace.instrumentation import (
     _tavily,
     _trafilatura,
 )
+from citetrace.instrumentation import _agents, _threads
 from citetrace.instrumentation._patcher import Row
 from citetrace.instrumentation._table_types import Patch
 
@@ -26,6 +27,8 @@ ROWS: tuple[Row, ...] = (
     *_trafilatura.ROWS,
     *_smolagents.ROWS,
     *_langchain.ROWS,
+    *_agents.ROWS,
+    *_threads.ROWS,
 )
 
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 from citetrace.capture._core import ToolSpec
 
-__all__ = ["Patch", "Probe"]
+__all__ = ["Patch", "Probe", "Switch", "Wrap"]
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,31 @@ class Probe:
     status_of: Callable[[tuple[Any, ...], dict[str, Any], Any], Any]
     before: bool = False
     """Read the status from the arguments before calling (for functions that raise on the status)."""
+
+    @property
+    def key(self) -> str:
+        """``module:target``, unique in the table."""
+        return f"{self.module}:{self.target}"
+
+
+class Switch(Protocol):
+    """What a ready-made wrapper reads on every call: whether its instrumentor is still on."""
+
+    active: bool
+
+
+@dataclass(frozen=True)
+class Wrap:
+    """Wrap ``module:target`` with the wrapt wrapper ``factory(switch)`` builds (agent boundaries, executors).
+
+    The wrapper must call straight through when ``switch.active`` is False (a bound method captured while
+    instrumented outlives the patch). ``dist`` empty: no version check (the standard library).
+    """
+
+    dist: str
+    module: str
+    target: str
+    factory: Callable[[Switch], Callable[..., Any]]
 
     @property
     def key(self) -> str:

@@ -27,5 +27,6 @@ SUPPORTED: Final[dict[str, str]] = {
     "urllib3": ">=1.26,<3",
     "smolagents": ">=1.20,<2",
     "langchain-community": ">=0.3,<0.5",
+    "langgraph": ">=1.0,<2",
 }
 """Distribution name -> supported version range (PEP 440 specifier)."""

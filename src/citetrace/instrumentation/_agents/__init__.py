@@ -1,0 +1,12 @@
+"""Agent boundaries: each framework's top-level invocation becomes one citetrace run (see ``_boundary``)."""
+
+from __future__ import annotations
+
+from citetrace.instrumentation._agents import _langgraph, _smolagents
+
+__all__ = ["ROWS"]
+
+ROWS = (
+    *_smolagents.ROWS,
+    *_langgraph.ROWS,
+)

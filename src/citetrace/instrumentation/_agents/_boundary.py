@@ -1,0 +1,360 @@
+"""The agent boundary: one top-level agent invocation = one citetrace run, with its answer recorded.
+
+API for framework modules (each one is a few getters and a ``ROWS`` tuple)::
+
+    from citetrace.instrumentation._agents._boundary import Boundary, agent_row
+
+    ROWS = (
+        agent_row("smolagents", "smolagents.agents", "MultiStepAgent.run", Boundary(
+            agent=lambda self, args, kwargs: getattr(self, "name", None),   # agent name, None -> default
+            question=lambda self, args, kwargs: args[0] if args else kwargs.get("task"),
+            answer=lambda result: ...,            # the call's return value (awaited first) -> text or None
+            item_answer=lambda item: ...,         # each item a returned generator yields -> (priority, text)
+            default_agent="smolagents",
+        )),
+    )
+
+``Boundary`` fields (every getter is guarded: an exception in one is counted, never reaches the agent):
+
+- ``agent(instance, args, kwargs) -> str | None``: the agent name (``gen_ai.agent.name``, span name
+  ``invoke_agent {agent}``); None or empty uses ``default_agent``.
+- ``question(instance, args, kwargs) -> str | None``: the question; stored with the run, on the span only
+  with content capture (exactly as ``research_run`` does).
+- ``answer(result) -> str | None``: the final answer from the return value (for an ``async def`` target,
+  the awaited value). None records no answer.
+- ``item_answer(item) -> (priority, text) | None``: for targets that return a generator or an async
+  generator (or are one): read from each yielded item; the highest priority wins, the latest among equals
+  (a LangGraph report key outranks the last AI message).
+- ``keyed``: ``"start"`` opens a run kept on the instance and leaves it open after the call (gpt-researcher's
+  ``conduct_research``); ``"finish"`` continues that run, records the answer and ends it (``write_report``);
+  a ``"finish"`` without a ``"start"`` is a run of its own. A kept run whose instance is garbage-collected
+  is ended then. ``""`` (default): the run is the call.
+
+Semantics (decided here once for every framework):
+
+- The run is ``research_run``'s own: ``start_run``/``attach_run``/``finish_run`` from ``capture._run`` and
+  ``Run.record_answer`` (citations parsed, ``citetrace.citations``, answer hash, stored answer).
+- Nested invocations (a managed agent, a sub-graph, a graph node calling an agent, ``invoke`` calling
+  ``stream``) call straight through and join the outer run: the outermost boundary owns it.
+- Under a user's ``research_run`` the invocation joins that run (no second root); its answer is recorded
+  on the user's run only if none was recorded by the time the invocation ends, and the user's own
+  ``record_answer`` always wins, since it comes later.
+- Runs are per context: concurrent invocations in threads or asyncio tasks are separate runs.
+- Sync calls end the run when they return or raise; a coroutine when awaited to the end; a (async)
+  generator when exhausted, raising, or closed undrained (``finally``), with the answer read so far.
+  A coroutine that is never awaited leaves its run open until exit (the span is never ended).
+- The wrapped call's result and exception are handed back untouched (generators are wrapped in ours, which
+  forward ``send``/``throw``/``close``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+import weakref
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any, AsyncGenerator, Callable, Coroutine, Generator, Literal
+
+from citetrace.capture import _state
+from citetrace.capture._context import CURRENT_RUN
+from citetrace.capture._run import Run, attach_run, detach_run, finish_run, start_run
+from citetrace.instrumentation._table_types import Switch, Wrap
+
+__all__ = ["Boundary", "Getter", "agent_row", "boundary_wrapper", "in_agent", "text_of"]
+
+Getter = Callable[[Any, tuple[Any, ...], dict[str, Any]], "str | None"]
+"""``(instance, args, kwargs) -> str | None``; ``instance`` is None for plain functions."""
+
+_IN_AGENT: ContextVar[bool] = ContextVar("citetrace_in_agent", default=False)
+
+
+def _none(_instance: Any, _args: tuple[Any, ...], _kwargs: dict[str, Any]) -> str | None:
+    return None
+
+
+@dataclass(frozen=True)
+class Boundary:
+    """How to read one framework's agent invocation (see the module docstring)."""
+
+    agent: Getter = _none
+    question: Getter = _none
+    answer: Callable[[Any], str | None] = lambda result: None
+    item_answer: Callable[[Any], tuple[int, str] | None] | None = None
+    default_agent: str = "agent"
+    keyed: Literal["", "start", "finish"] = ""
+
+    def __post_init__(self) -> None:
+        if not self.default_agent.strip():
+            raise ValueError("Boundary(default_agent=...) must be a non-empty str")
+
+
+def agent_row(dist: str, module: str, target: str, boundary: Boundary) -> Wrap:
+    """A wrap-table row making ``module:target`` an agent boundary (applied when ``dist`` is supported)."""
+    return Wrap(dist, module, target, lambda switch: boundary_wrapper(boundary, switch))
+
+
+def in_agent() -> bool:
+    """True inside an agent boundary in this context (nested invocations then join the outer run)."""
+    return _IN_AGENT.get()
+
+
+def text_of(value: Any) -> str | None:
+    """An answer as text: a str as is, None as None, anything else through ``str()`` (a dict or a
+    pydantic model carrying URLs still yields its citations)."""
+    if value is None or isinstance(value, str):
+        return value
+    return str(value)
+
+
+# -- keyed runs (one run over several calls on one instance) ----------------------------------------------
+_kept: "weakref.WeakKeyDictionary[Any, tuple[Run, Any]]" = weakref.WeakKeyDictionary()
+_kept_lock = threading.Lock()
+
+
+def _keep(instance: Any, run: Run) -> None:
+    try:
+        fin = weakref.finalize(instance, finish_run, run, None)
+        fin.atexit = False  # at exit the provider may be gone; an unfinished run is simply left open
+        with _kept_lock:
+            _kept[instance] = (run, fin)
+    except TypeError:  # not weak-referenceable: the run is this call only
+        finish_run(run, None)
+
+
+def _kept_run(instance: Any, pop: bool) -> Run | None:
+    with _kept_lock:
+        try:
+            entry = _kept.pop(instance) if pop else _kept.get(instance)
+        except TypeError:
+            return None
+    if entry is None:
+        return None
+    if pop:
+        entry[1].detach()
+    return entry[0]
+
+
+class _Scope:
+    """One top-level invocation: which run it uses, whether it owns it, and how it ends."""
+
+    __slots__ = ("boundary", "instance", "run", "owned", "keep")
+
+    def __init__(self, boundary: Boundary, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        self.boundary = boundary
+        self.instance = instance
+        self.keep = False
+        user_run = CURRENT_RUN.get()
+        if user_run is not None:
+            self.run, self.owned = user_run, False
+            return
+        self.owned = True
+        kept = _kept_run(instance, pop=boundary.keyed == "finish") if boundary.keyed else None
+        if kept is not None:
+            self.run = kept
+        else:
+            self.run = start_run(_guard(boundary.question, instance, args, kwargs),
+                                 _guard(boundary.agent, instance, args, kwargs) or boundary.default_agent)
+        self.keep = boundary.keyed == "start"
+
+    def enter(self) -> tuple[Any, Any, Any]:
+        in_token = _IN_AGENT.set(True)
+        if self.owned:
+            return (in_token, *attach_run(self.run))
+        return in_token, None, None
+
+    def exit(self, tokens: tuple[Any, Any, Any]) -> None:
+        in_token, ctx_token, run_token = tokens
+        if run_token is not None:
+            detach_run(ctx_token, run_token)
+        try:
+            _IN_AGENT.reset(in_token)
+        except ValueError:
+            _IN_AGENT.set(False)
+
+    def end(self, exc: BaseException | None, answer: str | None) -> None:
+        """Record the answer (owned run, or a user's run without one) and end an owned run."""
+        run = self.run
+        if exc is None and answer is not None and (self.owned or run.answer is None):
+            try:
+                run.record_answer(answer)
+            except Exception as err:  # noqa: BLE001
+                _state.count_error("capture", err)
+        if not self.owned:
+            return
+        if self.keep and exc is None and self.instance is not None:
+            if _kept_run(self.instance, pop=False) is not run:
+                _keep(self.instance, run)
+            return
+        if self.keep:
+            _kept_run(self.instance, pop=True)
+        finish_run(run, exc)
+
+    def answer_of(self, result: Any) -> str | None:
+        if self.keep:
+            return None
+        return _guard_answer(self.boundary.answer, result)
+
+
+def _guard(getter: Getter, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
+    try:
+        value = getter(instance, args, kwargs)
+        return value.strip() or None if isinstance(value, str) else None
+    except Exception as exc:  # noqa: BLE001 - a framework's shape changed: no name, never a broken agent
+        _state.count_error("capture", exc)
+        return None
+
+
+def _guard_answer(read: Callable[[Any], str | None], value: Any) -> str | None:
+    try:
+        text = read(value)
+        return text if isinstance(text, str) else None
+    except Exception as exc:  # noqa: BLE001
+        _state.count_error("capture", exc)
+        return None
+
+
+class _Best:
+    """The best answer seen in a stream: highest priority, latest among equals."""
+
+    __slots__ = ("read", "priority", "text")
+
+    def __init__(self, read: Callable[[Any], tuple[int, str] | None] | None) -> None:
+        self.read = read
+        self.priority = -1
+        self.text: str | None = None
+
+    def see(self, item: Any) -> None:
+        if self.read is None:
+            return
+        try:
+            found = self.read(item)
+        except Exception as exc:  # noqa: BLE001
+            _state.count_error("capture", exc)
+            return
+        if found is not None and found[0] >= self.priority and isinstance(found[1], str):
+            self.priority, self.text = found
+
+
+def boundary_wrapper(boundary: Boundary, switch: Switch) -> Callable[..., Any]:
+    """The wrapt wrapper for one boundary (``agent_row`` builds it; exposed for tests and user targets)."""
+
+    def wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if not switch.active or _IN_AGENT.get() or not _state.state.enabled:
+            return wrapped(*args, **kwargs)
+        try:
+            scope = _Scope(boundary, instance, args, kwargs)
+        except Exception as exc:  # noqa: BLE001
+            _state.count_error("capture", exc)
+            return wrapped(*args, **kwargs)
+        tokens = scope.enter()
+        try:
+            result = wrapped(*args, **kwargs)
+        except BaseException as exc:
+            scope.exit(tokens)
+            scope.end(exc, None)
+            raise
+        scope.exit(tokens)
+        if inspect.iscoroutine(result):
+            return _coroutine(scope, result)
+        if inspect.isgenerator(result):
+            return _generator(scope, result)
+        if inspect.isasyncgen(result):
+            return _async_generator(scope, result)
+        scope.end(None, scope.answer_of(result))
+        return result
+
+    return wrapper
+
+
+async def _coroutine(scope: _Scope, coro: Coroutine[Any, Any, Any]) -> Any:
+    tokens = scope.enter()
+    try:
+        result = await coro
+    except BaseException as exc:
+        scope.exit(tokens)
+        scope.end(exc, None)
+        raise
+    scope.exit(tokens)
+    scope.end(None, scope.answer_of(result))
+    return result
+
+
+def _generator(scope: _Scope, gen: Generator[Any, Any, Any]) -> Generator[Any, Any, Any]:
+    best = _Best(scope.boundary.item_answer)
+    error: BaseException | None = None
+    action: Callable[..., Any] = gen.__next__
+    arg: tuple[Any, ...] = ()
+    try:
+        while True:
+            tokens = scope.enter()
+            try:
+                item = action(*arg)
+            except StopIteration as stop:
+                return stop.value
+            finally:
+                scope.exit(tokens)
+            best.see(item)
+            try:
+                sent = yield item
+            except GeneratorExit:
+                raise
+            except BaseException as thrown:  # forwarded into the framework's generator, as ``yield from`` does
+                action, arg = gen.throw, (thrown,)
+            else:
+                action, arg = (gen.__next__, ()) if sent is None else (gen.send, (sent,))
+    except GeneratorExit:
+        raise
+    except BaseException as exc:
+        error = exc
+        raise
+    finally:
+        tokens = scope.enter()
+        try:
+            gen.close()
+        except Exception as exc:  # noqa: BLE001 - the framework's own cleanup failing is its error to raise
+            error = error or exc
+            raise
+        finally:
+            scope.exit(tokens)
+            scope.end(error, None if error else best.text)
+
+
+async def _async_generator(scope: _Scope, agen: AsyncGenerator[Any, Any]) -> AsyncGenerator[Any, Any]:
+    best = _Best(scope.boundary.item_answer)
+    error: BaseException | None = None
+    action: Callable[..., Any] = agen.__anext__
+    arg: tuple[Any, ...] = ()
+    try:
+        while True:
+            tokens = scope.enter()
+            try:
+                item = await action(*arg)
+            except StopAsyncIteration:
+                return
+            finally:
+                scope.exit(tokens)
+            best.see(item)
+            try:
+                sent = yield item
+            except GeneratorExit:
+                raise
+            except BaseException as thrown:
+                action, arg = agen.athrow, (thrown,)
+            else:
+                action, arg = (agen.__anext__, ()) if sent is None else (agen.asend, (sent,))
+    except GeneratorExit:
+        raise
+    except BaseException as exc:
+        error = exc
+        raise
+    finally:
+        tokens = scope.enter()
+        try:
+            await agen.aclose()
+        except Exception as exc:  # noqa: BLE001
+            error = error or exc
+            raise
+        finally:
+            scope.exit(tokens)
+            scope.end(error, None if error else best.text)
