@@ -248,8 +248,12 @@ REJECT_UNAUTHORIZED: Final = "unauthorized"
 """``citetrace serve`` rejection: missing or wrong bearer token (401)."""
 REJECT_INVALID_SPAN: Final = "invalid_span"
 """``citetrace serve``: spans refused inside an accepted request (bad ids); reported as partial success."""
+REJECT_ATTRIBUTE_TYPE: Final = "attribute_type"
+"""``citetrace serve``: spans refused because a summary attribute has the wrong OTLP type (a ``kvlistValue``
+where a string belongs, an array mixing strings and maps); reported as partial success."""
 REJECT_REASONS: Final = (
-    REJECT_MALFORMED, REJECT_TOO_LARGE, REJECT_CONTENT_TYPE, REJECT_UNAUTHORIZED, REJECT_INVALID_SPAN
+    REJECT_MALFORMED, REJECT_TOO_LARGE, REJECT_CONTENT_TYPE, REJECT_UNAUTHORIZED, REJECT_INVALID_SPAN,
+    REJECT_ATTRIBUTE_TYPE,
 )
 """Closed set of the ``reason`` label of ``citetrace_serve_rejected_total``."""
 
@@ -257,7 +261,10 @@ LABEL_EVICT_REASON: Final = "reason"
 EVICT_CAPACITY: Final = "capacity"
 EVICT_TTL: Final = "ttl"
 EVICT_SHUTDOWN: Final = "shutdown"
-EVICT_REASONS: Final = (EVICT_CAPACITY, EVICT_TTL, EVICT_SHUTDOWN)
+EVICT_MEMORY: Final = "memory"
+"""``citetrace serve``: evicted (least recently active first) because the bytes held by all traces passed
+``--max-held-bytes``; a trace whose root had arrived is still summarised."""
+EVICT_REASONS: Final = (EVICT_CAPACITY, EVICT_TTL, EVICT_SHUTDOWN, EVICT_MEMORY)
 """Closed set of eviction reasons."""
 
 LABEL_DECISION: Final = "decision"
@@ -274,10 +281,16 @@ DECISIONS: Final = (DECISION_KEEP, DECISION_DROP, DECISION_EARLY)
 LABEL_DROP_REASON: Final = "reason"
 """Label of ``citetrace_spans_dropped_total``."""
 DROP_SPANS_PER_TRACE: Final = "spans_per_trace"
-"""Reserved: a span refused because its trace's buffer was full (the processor decides early instead)."""
+"""``citetrace serve``: a tool span refused because its trace holds ``--max-spans-per-trace`` (in-process, the
+processor decides early instead)."""
 DROP_BUFFER: Final = "buffer"
 """A span the export queue had no room for."""
-DROP_REASONS: Final = (DROP_SPANS_PER_TRACE, DROP_BUFFER)
+DROP_ROOTS_PER_TRACE: Final = "roots_per_trace"
+"""``citetrace serve``: an ``invoke_agent`` root refused because its trace already holds ``--max-roots-per-trace``."""
+DROP_URLS_PER_TRACE: Final = "urls_per_trace"
+"""``citetrace serve``: a span refused because its URLs (results, ``url.full``, citations) would take its trace
+past ``--max-urls-per-trace``."""
+DROP_REASONS: Final = (DROP_SPANS_PER_TRACE, DROP_BUFFER, DROP_ROOTS_PER_TRACE, DROP_URLS_PER_TRACE)
 """Closed set of span-drop reasons."""
 
 
@@ -343,6 +356,20 @@ ENV_SERVE_STORE: Final = "CITETRACE_SERVE_STORE"
 """Run store ``citetrace serve`` writes summaries to (falls back to ``CITETRACE_STORE``)."""
 ENV_SERVE_DRAIN_SECONDS: Final = "CITETRACE_SERVE_DRAIN_SECONDS"
 """Seconds ``citetrace serve`` keeps ``/metrics`` up after SIGTERM so a last scrape sees its final counts. Default 0."""
+ENV_SERVE_MAX_ROOTS_PER_TRACE: Final = "CITETRACE_SERVE_MAX_ROOTS_PER_TRACE"
+"""``invoke_agent`` roots (runs) held per trace by ``citetrace serve``; more are refused. Default 16."""
+ENV_SERVE_MAX_URLS_PER_TRACE: Final = "CITETRACE_SERVE_MAX_URLS_PER_TRACE"
+"""URLs (results, ``url.full``, citations) held per trace by ``citetrace serve``. Default 20000."""
+ENV_SERVE_MAX_HELD_BYTES: Final = "CITETRACE_SERVE_MAX_HELD_BYTES"
+"""Bytes all traces in flight may hold together (estimated); above it the least recent is evicted. Default 256 MiB."""
+ENV_SERVE_REQUEST_TIMEOUT: Final = "CITETRACE_SERVE_REQUEST_TIMEOUT"
+"""Seconds a client has to send one whole request (headers and body), from its first byte. Default 30."""
+ENV_SERVE_MAX_CONNECTIONS: Final = "CITETRACE_SERVE_MAX_CONNECTIONS"
+"""Connections ``citetrace serve`` holds open at once; past it the longest-waiting incomplete one is closed. Default 1024."""
+ENV_SERVE_MAX_INFLIGHT_BYTES: Final = "CITETRACE_SERVE_MAX_INFLIGHT_BYTES"
+"""Request-body bytes held at once over all connections (received, not yet answered); above it 503. Default 64 MiB."""
+ENV_SERVE_MAX_DECODE_BYTES: Final = "CITETRACE_SERVE_MAX_DECODE_BYTES"
+"""Decompressed body bytes being decoded at once; above it 503 + Retry-After. Default 32 MiB."""
 
 # Variables read by the shipped collector configs (collector/otelcol.yaml, collector/otelcol-gateway.yaml).
 ENV_OTELCOL_GRPC_ENDPOINT: Final = "CITETRACE_OTELCOL_GRPC_ENDPOINT"

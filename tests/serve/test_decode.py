@@ -137,3 +137,24 @@ def test_arbitrary_json_never_escapes_as_anything_but_body_error(value: object) 
         decode_body(json.dumps(value).encode(), "application/json")
     except BodyError as exc:
         assert exc.status == 400
+
+
+def test_every_gzip_member_is_decoded() -> None:
+    """A body of two concatenated gzip members decodes to both members (RFC 1952), not just the first."""
+    assert decompress(gzip.compress(b"first ") + gzip.compress(b"second"), "gzip", 1000) == b"first second"
+
+
+def test_every_member_counts_against_the_limit() -> None:
+    """The decompression limit applies to the sum of all members, so many small members cannot bypass it."""
+    member = gzip.compress(b"\0" * 600)
+    with pytest.raises(BodyError) as info:
+        decompress(member + member, "gzip", 1000)
+    assert info.value.status == 413
+
+
+@pytest.mark.parametrize("tail", [b"garbage", b"\0\0\0\0", b"\x1f\x8b"])
+def test_trailing_bytes_after_gzip_are_refused(tail: bytes) -> None:
+    """Anything after the last complete gzip member (garbage, padding, a cut member) is a 400, not ignored."""
+    with pytest.raises(BodyError) as info:
+        decompress(gzip.compress(b"payload") + tail, "gzip", 1000)
+    assert info.value.status == 400

@@ -5,9 +5,11 @@ its run root (``invoke_agent``) arrives, so late children still count, or, with 
 idle for the TTL. Per trace it holds the summary's own ``RunAccumulator`` per run (counters and URL sets, the
 same code ``summarize()`` runs) plus the root records, never the spans, so memory per trace stays small.
 
-Everything is bounded: traces in flight (the least recently touched is evicted), spans per trace (extra spans
-are refused), and the cache of finalised trace ids (spans arriving after finalisation are counted as late and
-ignored, as are duplicates a retrying exporter re-sends). Every bound that bites is counted.
+Everything is bounded: traces in flight (the least recently touched is evicted), tool spans, roots and URLs per
+trace (a span over a cap is refused), the bytes held by all traces together (the least recently touched is
+evicted), and the cache of finalised trace ids (spans arriving after finalisation are counted as late and
+ignored, as are duplicates a retrying exporter re-sends). Every bound that bites is counted. Attribute types
+are guaranteed by the decoder (``_schema``); a span that still makes the accumulator raise is refused alone.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 from citetrace import names
 from citetrace.serve._decode import WireSpan
+from citetrace.serve._schema import SUMMARY_INPUTS
 from citetrace.summary import SpanRecord, SummaryMetrics, Thresholds, TraceSummary
 from citetrace.summary._summarize import RunAccumulator
 
@@ -26,19 +29,20 @@ __all__ = ["Assembler", "Added", "SUMMARY_INPUTS"]
 
 _KINDS = frozenset(names.TOOL_KINDS)
 
-SUMMARY_INPUTS: frozenset[str] = frozenset({
-    names.GEN_AI_OPERATION_NAME, names.GEN_AI_AGENT_NAME, names.GEN_AI_TOOL_NAME, names.RUN_ID, names.TOOL_KIND,
-    names.TOOL_STATUS, names.QUERY_HASH, names.QUERY_TEXT, names.URLS_RETURNED, names.URL_FULL, names.CITATIONS,
-    names.ERROR_TYPE,
-})
-"""Every span attribute the summary, its metrics and this assembler read; the receiver decodes only these.
-(tests/serve checks this against the attribute names the summary code refers to.)"""
+
+
+_STRING_COST = 96
+"""Bytes charged per string held, on top of its length: a CPython str header plus its set or tuple slot."""
+_SPAN_COST = 160
+"""Bytes charged per span accepted (its id in the duplicate set, a share of the accumulator)."""
+_ROOT_COST = 1024
+"""Bytes charged per root held (the ``SpanRecord`` and its attribute dict)."""
 
 
 class _Trace:
-    """What is held for one trace in flight."""
+    """What is held for one trace in flight, and what it is charged against the bounds."""
 
-    __slots__ = ("runs", "roots", "span_ids", "touched", "due", "service")
+    __slots__ = ("runs", "roots", "span_ids", "touched", "due", "service", "urls", "held")
 
     def __init__(self, now: float, service: str | None) -> None:
         self.runs: dict[str, RunAccumulator] = {}
@@ -47,19 +51,25 @@ class _Trace:
         self.touched = now
         self.due: float | None = None
         self.service = service
+        self.urls = 0
+        """URLs received for this trace (results, url.full, citations), duplicates included: an upper bound."""
+        self.held = 0
+        """Bytes charged for this trace (an estimate of what it holds; see _STRING_COST)."""
 
 
 class Added(NamedTuple):
     """What ``Assembler.add`` did with a request's spans."""
 
     refused: int
-    """Spans over their trace's span cap (reported to the sender as rejected)."""
+    """Spans refused (over a per-trace cap, or one the summary could not take); reported as rejected."""
     late: int
     """Spans of traces already finalised (ignored)."""
     summaries: list[TraceSummary]
-    """Runs finalised early because their trace was evicted to make room."""
+    """Runs finalised during the call: their grace period was over, or their trace was evicted to make room."""
     closed: bool = False
     """The assembler was drained (shutting down): nothing was taken; the sender should retry later."""
+    problem: str = ""
+    """Why the first refused span was refused (for the partial-success message)."""
 
 
 def _run_key(attrs: Any) -> str:
@@ -67,8 +77,35 @@ def _run_key(attrs: Any) -> str:
     return run_id if isinstance(run_id, str) else ""
 
 
+def _urls_and_bytes(attrs: Any, is_root: bool) -> tuple[int, int]:
+    """The URLs a span brings and the bytes charged for it (types are guaranteed by the decoder's schema)."""
+    urls: tuple[str, ...] = ()
+    if is_root:
+        urls = attrs.get(names.CITATIONS) or ()
+        charge = _ROOT_COST
+    else:
+        urls = attrs.get(names.URLS_RETURNED) or ()
+        url = attrs.get(names.URL_FULL)
+        if isinstance(url, str):
+            urls = (*urls, url)
+        charge = _SPAN_COST
+        query = attrs.get(names.QUERY_HASH) or attrs.get(names.QUERY_TEXT)
+        if isinstance(query, str):
+            charge += _STRING_COST + len(query)
+    count = len(urls) if isinstance(urls, tuple) else 0
+    if count:
+        charge += count * _STRING_COST + sum(len(u) for u in urls if isinstance(u, str))
+    return count, charge
+
+
 class Assembler:
-    """Groups spans by trace and finalises runs; thread-safe. ``clock`` is monotonic seconds."""
+    """Groups spans by trace and finalises runs; thread-safe. ``clock`` is monotonic seconds.
+
+    Bounds (each counted when it bites): ``max_traces`` in flight (least recently active evicted, ``capacity``),
+    ``max_spans_per_trace`` tool spans, ``max_roots_per_trace`` roots and ``max_urls_per_trace`` URLs per trace
+    (the span over the cap is refused), and ``max_held_bytes`` over all traces (least recently active evicted,
+    ``memory``). A trace whose grace period is over is finalised, not evicted, when room is needed.
+    """
 
     def __init__(
         self,
@@ -77,6 +114,9 @@ class Assembler:
         thresholds: Thresholds,
         max_traces: int = 10_000,
         max_spans_per_trace: int = 1_000,
+        max_roots_per_trace: int = 16,
+        max_urls_per_trace: int = 20_000,
+        max_held_bytes: int = 256 * 1024 * 1024,
         grace_seconds: float = 2.0,
         ttl_seconds: float = 600.0,
         clock: Callable[[], float] = time.monotonic,
@@ -86,6 +126,9 @@ class Assembler:
         self._max_traces = max(1, max_traces)
         self._max_spans = max(1, max_spans_per_trace)
         self.max_spans_per_trace = self._max_spans
+        self._max_roots = max(1, max_roots_per_trace)
+        self._max_urls = max(1, max_urls_per_trace)
+        self._max_held = max(1, max_held_bytes)
         self._grace = max(0.0, grace_seconds)
         self._ttl = max(0.001, ttl_seconds)
         self._clock = clock
@@ -94,6 +137,7 @@ class Assembler:
         self._due: deque[tuple[float, int]] = deque()
         self._done: OrderedDict[int, None] = OrderedDict()
         self._max_done = max(4 * self._max_traces, 4096)
+        self._held = 0
         self._closed = False
         metrics.set_in_flight(lambda: float(len(self._traces)))
 
@@ -102,12 +146,24 @@ class Assembler:
         """Traces held right now."""
         return len(self._traces)
 
+    @property
+    def held_bytes(self) -> int:
+        """Bytes charged for every trace held right now (bounded by ``max_held_bytes``)."""
+        return self._held
+
     def add(self, spans: Sequence[WireSpan]) -> Added:
-        """Take a request's spans; tool spans are counted in the tool-call metrics at once."""
-        refused = 0
+        """Take a request's spans; tool spans are counted in the tool-call metrics at once.
+
+        A span that raises inside the summary's accumulator is refused and counted as a processing error; it
+        is not remembered as seen, so a clean resend is taken. Evictions are counted whatever happens.
+        """
+        drops: dict[str, int] = {}
+        errors = 0
         late = 0
+        problem = ""
         tools: list[WireSpan] = []
-        evicted: list[tuple[int, _Trace]] = []
+        evicted: list[tuple[int, _Trace, str]] = []
+        ready: list[tuple[int, _Trace]] = []
         now = self._clock()
         with self._lock:
             if self._closed:
@@ -123,50 +179,118 @@ class Assembler:
                     late += 1
                     continue
                 state = self._traces.get(tid)
+                if state is not None and span.span_id in state.span_ids:
+                    state.touched = now
+                    continue  # a retried request re-sent it
+                urls, charge = _urls_and_bytes(attrs, is_root)
+                reason = self._over_cap(state, is_root, urls)
+                if reason is not None:
+                    drops[reason] = drops.get(reason, 0) + 1
+                    problem = problem or f"span {span.name!r} refused: its trace is over the {reason} cap"
+                    continue
                 if state is None:
+                    if len(self._traces) >= self._max_traces:
+                        self._take_due(now, ready)
                     while len(self._traces) >= self._max_traces:
-                        evicted.append(self._traces.popitem(last=False))
+                        evicted.append(self._pop_oldest(names.EVICT_CAPACITY))
                     state = self._traces[tid] = _Trace(now, span.service_name)
                 else:
                     state.touched = now
                     self._traces.move_to_end(tid)
-                if span.span_id in state.span_ids:
-                    continue  # a retried request re-sent it
-                if not is_root and len(state.span_ids) >= self._max_spans:
-                    refused += 1
+                try:
+                    self._take(tid, state, span, is_root, now)
+                except Exception as exc:  # noqa: BLE001 - one bad span must not cost the others
+                    errors += 1
+                    problem = problem or f"span {span.name!r} could not be summarised: {exc}"
+                    if not state.span_ids and not state.roots:
+                        del self._traces[tid]
                     continue
                 state.span_ids.add(span.span_id)
-                if is_root:
-                    state.roots.append(SpanRecord(
-                        tid, span.span_id, span.parent_span_id or None, span.name, span.start_ns, span.end_ns,
-                        attrs, span.status_error,
-                    ))
-                    if state.due is None:
-                        state.due = now + self._grace
-                        self._due.append((state.due, tid))
-                    else:
-                        state.due = max(state.due, now + self._grace)
-                    continue
-                key = _run_key(attrs)
-                acc = state.runs.get(key)
-                if acc is None:
-                    acc = state.runs[key] = RunAccumulator()
-                acc.add(attrs, span.start_ns, span.end_ns, span.status_error)
-                tools.append(span)
-            for tid, _state in evicted:
-                self._remember(tid)
+                state.urls += urls
+                state.held += charge
+                self._held += charge
+                if not is_root:
+                    tools.append(span)
+                while self._held > self._max_held and self._traces:
+                    evicted.append(self._pop_oldest(names.EVICT_MEMORY))
+        return Added(sum(drops.values()) + errors, late, self._after_add(tools, drops, errors, evicted, ready),
+                     problem=problem)
+
+    def _over_cap(self, state: _Trace | None, is_root: bool, urls: int) -> str | None:
+        """The drop reason if taking this span would pass a per-trace cap (caller holds the lock)."""
+        if urls > self._max_urls or (state is not None and state.urls + urls > self._max_urls):
+            return names.DROP_URLS_PER_TRACE
+        if state is None:
+            return None
+        if is_root:
+            return names.DROP_ROOTS_PER_TRACE if len(state.roots) >= self._max_roots else None
+        return names.DROP_SPANS_PER_TRACE if len(state.span_ids) - len(state.roots) >= self._max_spans else None
+
+    def _take(self, tid: int, state: _Trace, span: WireSpan, is_root: bool, now: float) -> None:
+        """Fold one span into its trace (caller holds the lock); raises only if the accumulator does."""
+        attrs = span.attributes
+        if is_root:
+            state.roots.append(SpanRecord(
+                tid, span.span_id, span.parent_span_id or None, span.name, span.start_ns, span.end_ns,
+                attrs, span.status_error,
+            ))
+            if state.due is None:
+                state.due = now + self._grace
+                self._due.append((state.due, tid))
+            else:
+                state.due = max(state.due, now + self._grace)
+            return
+        key = _run_key(attrs)
+        acc = state.runs.get(key)
+        fresh = acc is None
+        if acc is None:
+            acc = RunAccumulator()
+        acc.add(attrs, span.start_ns, span.end_ns, span.status_error)
+        if fresh:
+            state.runs[key] = acc
+
+    def _pop_oldest(self, reason: str) -> tuple[int, _Trace, str]:
+        """Evict the least recently active trace (caller holds the lock)."""
+        tid, state = self._traces.popitem(last=False)
+        self._held -= state.held
+        self._remember(tid)
+        return tid, state, reason
+
+    def _take_due(self, now: float, ready: list[tuple[int, _Trace]]) -> None:
+        """Move every trace whose grace period is over from the table to ``ready`` (caller holds the lock)."""
+        while self._due and self._due[0][0] <= now:
+            _, tid = self._due.popleft()
+            state = self._traces.get(tid)
+            if state is None:
+                continue
+            if state.due is not None and state.due > now:
+                self._due.append((state.due, tid))  # another root arrived since: wait for it too
+                continue
+            del self._traces[tid]
+            self._held -= state.held
+            self._remember(tid)
+            ready.append((tid, state))
+
+    def _after_add(self, tools: list[WireSpan], drops: dict[str, int], errors: int,
+                   evicted: list[tuple[int, _Trace, str]], ready: list[tuple[int, _Trace]]) -> list[TraceSummary]:
+        """Outside the lock: tool-call metrics, drop and eviction counts, then the runs finalised."""
         metrics = self._metrics
+        for reason, count in drops.items():
+            metrics.spans_dropped.labels(reason).inc(count)
+        if errors:
+            metrics.span_errors.inc(errors)
+        for _tid, _state, reason in evicted:
+            metrics.evicted.labels(reason).inc()
         for span in tools:
             metrics.observe_tool_span(span.attributes, span.end_ns - span.start_ns, span.status_error,
                                       span.trace_id, span.service_name)
-        if refused:
-            metrics.spans_dropped.labels(names.DROP_SPANS_PER_TRACE).inc(refused)
         summaries: list[TraceSummary] = []
-        for tid, state in evicted:
-            metrics.evicted.labels(names.EVICT_CAPACITY).inc()
+        for tid, state in ready:
+            summaries.extend(self._finish(tid, state, rootless=False))
+        for tid, state, _reason in evicted:
             if state.roots:  # its run is complete as far as anyone knows: summarise rather than lose it
                 summaries.extend(self._finish(tid, state, rootless=False))
-        return Added(refused, late, summaries)
+        return summaries
 
     def finalize_due(self) -> list[TraceSummary]:
         """Finalise traces whose grace period (after the root) or idle TTL (no root) is over."""
@@ -174,23 +298,14 @@ class Assembler:
         ready: list[tuple[int, _Trace]] = []
         expired: list[tuple[int, _Trace]] = []
         with self._lock:
-            while self._due and self._due[0][0] <= now:
-                _, tid = self._due.popleft()
-                state = self._traces.get(tid)
-                if state is None:
-                    continue
-                if state.due is not None and state.due > now:
-                    self._due.append((state.due, tid))  # another root arrived since: wait for it too
-                    continue
-                del self._traces[tid]
-                self._remember(tid)
-                ready.append((tid, state))
+            self._take_due(now, ready)
             limit = now - self._ttl
             while self._traces:
                 tid, state = next(iter(self._traces.items()))
                 if state.touched > limit:
                     break
                 del self._traces[tid]
+                self._held -= state.held
                 self._remember(tid)
                 expired.append((tid, state))
         summaries: list[TraceSummary] = []
@@ -212,6 +327,7 @@ class Assembler:
             states = list(self._traces.items())
             self._traces.clear()
             self._due.clear()
+            self._held = 0
             for tid, _ in states:
                 self._remember(tid)
         summaries: list[TraceSummary] = []

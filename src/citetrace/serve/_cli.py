@@ -59,6 +59,20 @@ _FLAGS: dict[str, tuple[tuple[str, ...], Callable[[str], Any], Any, str]] = {
                             "spans counted per trace; more are refused (partial success)"),
     "trace_ttl_seconds": ((names.ENV_TRACE_TTL_SECONDS,), _positive_float, 600.0,
                           "a trace idle this long without a root is finalised from what arrived"),
+    "max_roots_per_trace": ((names.ENV_SERVE_MAX_ROOTS_PER_TRACE,), _positive_int, 16,
+                            "invoke_agent roots (runs) per trace; more are refused (partial success)"),
+    "max_urls_per_trace": ((names.ENV_SERVE_MAX_URLS_PER_TRACE,), _positive_int, 20_000,
+                           "URLs per trace (results, url.full, citations); a span past it is refused"),
+    "max_held_bytes": ((names.ENV_SERVE_MAX_HELD_BYTES,), _positive_int, 256 * 1024 * 1024,
+                       "bytes all traces in flight hold together (estimate); the least recent is evicted above it"),
+    "request_timeout": ((names.ENV_SERVE_REQUEST_TIMEOUT,), _positive_float, 30.0,
+                        "seconds a client has for one whole request, headers and body (408 after)"),
+    "max_connections": ((names.ENV_SERVE_MAX_CONNECTIONS,), _positive_int, 64,
+                        "open connections; past it the longest-waiting incomplete or idle one is closed"),
+    "max_inflight_bytes": ((names.ENV_SERVE_MAX_INFLIGHT_BYTES,), _positive_int, 64 * 1024 * 1024,
+                           "request-body bytes held at once over all connections (503 + Retry-After above)"),
+    "max_decode_bytes": ((names.ENV_SERVE_MAX_DECODE_BYTES,), _positive_int, 32 * 1024 * 1024,
+                         "decompressed bytes being decoded at once (503 + Retry-After above)"),
 }
 
 
@@ -77,7 +91,7 @@ def register(subparsers: Any) -> None:
         flag = "--" + dest.replace("_", "-")
         env = " or ".join(f"${v}" for v in variables)
         metavar = {"host": "ADDR", "store": "URI", "token": "TOKEN"}.get(dest) or (
-            "SECONDS" if dest.endswith("seconds") else "PORT" if dest.endswith("port") else "N")
+            "SECONDS" if dest.endswith(("seconds", "timeout")) else "PORT" if dest.endswith("port") else "N")
         parser.add_argument(flag, dest=dest, default=None, metavar=metavar,
                             help=f"{text} (env {env}; default {default})")
     parser.set_defaults(func=_run)
@@ -112,7 +126,10 @@ def _run(args: argparse.Namespace) -> int:
     options = ServeOptions(
         host=values["host"], port=values["port"], metrics_port=values["metrics_port"], token=values["token"] or None,
         grace_seconds=values["grace_seconds"], max_body_bytes=values["max_body_bytes"],
-        drain_seconds=values["drain_seconds"],
+        drain_seconds=values["drain_seconds"], max_roots_per_trace=values["max_roots_per_trace"],
+        max_urls_per_trace=values["max_urls_per_trace"], max_held_bytes=values["max_held_bytes"],
+        request_timeout=values["request_timeout"], max_connections=values["max_connections"],
+        max_inflight_bytes=values["max_inflight_bytes"], max_decode_bytes=values["max_decode_bytes"],
     )
     settings = load_settings(max_traces=values["max_traces"], max_spans_per_trace=values["max_spans_per_trace"],
                              trace_ttl_seconds=values["trace_ttl_seconds"])

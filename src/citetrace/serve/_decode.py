@@ -1,8 +1,9 @@
 """OTLP/HTTP trace request bodies in, flat span tuples out: protobuf or JSON, identity or gzip.
 
 Kept apart from the HTTP server so it can be tested and benchmarked on bytes alone. Every problem with the
-body raises ``BodyError`` carrying the HTTP status and rejection reason; a span with a malformed id is not an
-error of the whole request but is counted as rejected (OTLP partial success).
+body raises ``BodyError`` carrying the HTTP status and rejection reason; a span with a malformed id, or with a
+summary attribute of the wrong type (``_schema``), is not an error of the whole request but is counted as
+rejected (OTLP partial success). So every span that leaves here has well-typed summary attributes.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
 from citetrace import names
+from citetrace.serve._schema import ARRAY_KEYS, value_problem
 
 __all__ = ["BodyError", "Decoded", "WireSpan", "decode_body", "decompress", "PROTOBUF", "JSON"]
 
@@ -56,26 +58,44 @@ class Decoded(NamedTuple):
 
     spans: list[WireSpan]
     rejected: int
+    """Spans refused: bad ids plus ``mistyped``."""
     problem: str
+    mistyped: int = 0
+    """Of ``rejected``, the spans refused for a summary attribute of the wrong type."""
 
 
 def decompress(body: bytes, encoding: str, limit: int) -> bytes:
-    """Undo ``Content-Encoding`` (identity or gzip) without ever holding more than ``limit`` bytes."""
+    """Undo ``Content-Encoding`` (identity or gzip) without ever holding more than ``limit`` bytes.
+
+    gzip bodies may hold several members (RFC 1952 section 2.2; ``cat a.gz b.gz``): every member is decoded
+    and the limit applies to their sum. Bytes after the last complete member are refused rather than ignored,
+    since silently dropping part of a body loses spans uncounted.
+    """
     encoding = encoding.strip().lower()
     if encoding in ("", "identity"):
         return body
     if encoding != "gzip":
         raise BodyError(415, names.REJECT_CONTENT_TYPE, f"unsupported Content-Encoding {encoding!r}; use gzip")
-    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    try:
-        out = inflater.decompress(body, limit + 1)
-    except zlib.error as exc:
-        raise BodyError(400, names.REJECT_MALFORMED, f"invalid gzip body: {exc}") from None
-    if len(out) > limit or inflater.unconsumed_tail:
-        raise BodyError(413, names.REJECT_TOO_LARGE, f"decompressed body exceeds {limit} bytes")
-    if not inflater.eof:
-        raise BodyError(400, names.REJECT_MALFORMED, "invalid gzip body: truncated")
-    return out
+    parts: list[bytes] = []
+    size = 0
+    rest = body
+    while True:
+        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            out = inflater.decompress(rest, limit - size + 1)
+        except zlib.error as exc:
+            what = "trailing bytes after the gzip data" if parts else "invalid gzip body"
+            raise BodyError(400, names.REJECT_MALFORMED, f"{what}: {exc}") from None
+        size += len(out)
+        if size > limit or inflater.unconsumed_tail:
+            raise BodyError(413, names.REJECT_TOO_LARGE, f"decompressed body exceeds {limit} bytes")
+        if not inflater.eof:
+            what = "trailing bytes after the gzip data: a truncated member" if parts else "invalid gzip body"
+            raise BodyError(400, names.REJECT_MALFORMED, f"{what}: truncated")
+        parts.append(out)
+        rest = inflater.unused_data
+        if not rest:
+            return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def _any(value: AnyValue) -> Any:
@@ -97,16 +117,28 @@ def _any(value: AnyValue) -> Any:
     return None
 
 
-def _attributes(kvs: Any, keys: frozenset[str] | None) -> dict[str, Any]:
+def _attributes(kvs: Any, keys: frozenset[str] | None) -> tuple[dict[str, Any], str | None]:
+    """The attributes (only ``keys`` when given) and the first schema problem, if any.
+
+    Strings, nearly every value, only need a set lookup (is an array expected?); anything else is checked against the schema here, so
+    the check costs nothing on well-formed traffic.
+    """
     out: dict[str, Any] = {}
+    problem: str | None = None
     for kv in kvs:
         key = kv.key
         if keys is not None and key not in keys:
             continue
         value = kv.value
-        kind = value.WhichOneof("value")
-        out[key] = value.string_value if kind == "string_value" else _any(value)
-    return out
+        if value.WhichOneof("value") == "string_value":
+            out[key] = value.string_value
+            if problem is None and key in ARRAY_KEYS:
+                problem = value_problem(key, out[key])
+            continue
+        decoded = out[key] = _any(value)
+        if problem is None:
+            problem = value_problem(key, decoded)
+    return out, problem
 
 
 _ZERO_TRACE = bytes(16)
@@ -117,10 +149,11 @@ def _spans(request: ExportTraceServiceRequest, keys: frozenset[str] | None) -> D
     spans: list[WireSpan] = []
     append = spans.append
     rejected = 0
+    mistyped = 0
     problem = ""
     from_bytes = int.from_bytes
     for resource_spans in request.resource_spans:
-        service = _attributes(resource_spans.resource.attributes, _RESOURCE_KEYS).get(_SERVICE_NAME)
+        service = _attributes(resource_spans.resource.attributes, _RESOURCE_KEYS)[0].get(_SERVICE_NAME)
         service = service if isinstance(service, str) and service else None
         for scope_spans in resource_spans.scope_spans:
             for span in scope_spans.spans:
@@ -132,6 +165,12 @@ def _spans(request: ExportTraceServiceRequest, keys: frozenset[str] | None) -> D
                         f"span {span.name!r}: trace_id must be 16 bytes and span_id 8 bytes, not all zero"
                     )
                     continue
+                attributes, bad = _attributes(span.attributes, keys)
+                if bad is not None:
+                    rejected += 1
+                    mistyped += 1
+                    problem = problem or f"span {span.name!r}: {bad}"
+                    continue
                 append(WireSpan(
                     from_bytes(tid, "big"),
                     from_bytes(sid, "big"),
@@ -139,11 +178,11 @@ def _spans(request: ExportTraceServiceRequest, keys: frozenset[str] | None) -> D
                     span.name,
                     span.start_time_unix_nano,
                     span.end_time_unix_nano,
-                    _attributes(span.attributes, keys),
+                    attributes,
                     span.status.code == _STATUS_CODE_ERROR,
                     service,
                 ))
-    return Decoded(spans, rejected, problem)
+    return Decoded(spans, rejected, problem, mistyped)
 
 
 _ID_FIELDS = (("traceId", "trace_id"), ("spanId", "span_id"), ("parentSpanId", "parent_span_id"))

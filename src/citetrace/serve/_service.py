@@ -45,6 +45,12 @@ class ServeOptions:
     max_body_bytes: int = 16 * 1024 * 1024
     drain_seconds: float = 0.0
     max_connections: int = 64
+    request_timeout: float = 30.0
+    max_inflight_bytes: int = 64 * 1024 * 1024
+    max_decode_bytes: int = 32 * 1024 * 1024
+    max_roots_per_trace: int = 16
+    max_urls_per_trace: int = 20_000
+    max_held_bytes: int = 256 * 1024 * 1024
 
 
 class Service:
@@ -69,6 +75,9 @@ class Service:
             thresholds=Thresholds.from_settings(settings),
             max_traces=settings.max_traces,
             max_spans_per_trace=settings.max_spans_per_trace,
+            max_roots_per_trace=self.options.max_roots_per_trace,
+            max_urls_per_trace=self.options.max_urls_per_trace,
+            max_held_bytes=self.options.max_held_bytes,
             grace_seconds=self.options.grace_seconds,
             ttl_seconds=settings.trace_ttl_seconds,
         )
@@ -162,15 +171,16 @@ class Service:
         added = self.assembler.add(decoded.spans)
         if added.closed:
             return Accepted(0, "", retry=True)
-        if decoded.rejected:
-            self.serve_metrics.rejected.labels(names.REJECT_INVALID_SPAN).inc(decoded.rejected)
+        if decoded.rejected > decoded.mistyped:
+            self.serve_metrics.rejected.labels(names.REJECT_INVALID_SPAN).inc(decoded.rejected - decoded.mistyped)
+        if decoded.mistyped:
+            self.serve_metrics.rejected.labels(names.REJECT_ATTRIBUTE_TYPE).inc(decoded.mistyped)
         self.serve_metrics.spans.inc(len(decoded.spans))
         if added.late:
             self.serve_metrics.late.inc(added.late)
         if added.summaries:
             self._report(added.summaries)
-        problem = (f"{added.refused} span(s) over the per-trace cap of {self.assembler.max_spans_per_trace}"
-                   if added.refused else "")
+        problem = f"{added.refused} span(s) refused; first: {added.problem}" if added.refused else ""
         return Accepted(added.refused, problem)
 
     def _answered(self, code: int, reason: str | None) -> None:
