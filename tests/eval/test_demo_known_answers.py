@@ -14,6 +14,7 @@ from typing import Callable, Iterator
 import pytest
 
 from citetrace import names
+from citetrace.claims import split_claims
 from citetrace.demo import QUESTIONS, DemoServers, RunResult, run_demo
 from citetrace.eval import LLMJudge, evaluate_run, gate
 from citetrace.store import Store
@@ -22,14 +23,15 @@ from citetrace.testing import capture_spans
 from .conftest import reply
 
 # question -> {rate: (numerator, denominator)} with the deterministic checker (never SUPPORTED).
-# storage: the Halden page states EUR 1.9 million of taxes where the claim's EUR 312 million build cost aligns
-#          (the cost is on the other page), so the checker calls it CONTRADICTED; the plan says PARTIAL.
+# storage: "created 38 permanent jobs and cost EUR 312 million to build" is two atomic claims; judged whole, the
+#          Halden page's EUR 1.9 million (of taxes) made the checker say CONTRADICTED. Split, the build cost is
+#          "not found" on the Halden page (it is on the other page): PARTIAL, as planned.
 # lake:    "target ... by 2025" against "by 2030" on the page: CONTRADICTED, as planned.
 # members: "EUR 60" against EUR 30 / EUR 72 on the page: CONTRADICTED, as planned.
 # prices:  the council survey is cited without being read (unfetched_citation fault): 1 of 3 citations.
 # fab:     the housing page was read from memory (no search returned it) but was fetched: not unfetched.
 DETERMINISTIC = {
-    "storage": {"citation_coverage": (4, 4), "partial_rate": (3, 4), "contradicted_rate": (1, 4),
+    "storage": {"citation_coverage": (4, 4), "partial_rate": (4, 4), "contradicted_rate": (0, 4),
                 "dead_or_unfetched_rate": (0, 5)},
     "coffee": {"citation_coverage": (4, 4), "partial_rate": (4, 4), "contradicted_rate": (0, 4),
                "dead_or_unfetched_rate": (0, 4)},
@@ -95,8 +97,8 @@ def test_unfetched_stale_and_search_flags(demo: tuple[Store, dict[str, RunResult
     pay = evaluate_run(store, runs["pay"].run_id)
     assert [p.stale for p in pay.pairs] == [True, False]  # "currently" from a 2015 page
     fab = evaluate_run(store, runs["fab"].run_id)
-    assert [p.pair.url.rsplit("/", 1)[-1] for p in fab.pairs if p.returned_by_search is False] == [  # type: ignore[union-attr]
-        "grenvik-housing-shortage"]
+    assert {p.pair.url.rsplit("/", 1)[-1] for p in fab.pairs if p.returned_by_search is False} == {  # type: ignore[union-attr]
+        "grenvik-housing-shortage"}
 
 
 def test_gate_fails_only_on_the_unfetched_citation(demo: tuple[Store, dict[str, RunResult]]) -> None:
@@ -109,9 +111,11 @@ def test_gate_fails_only_on_the_unfetched_citation(demo: tuple[Store, dict[str, 
 
 
 def _planned_label(claim: str) -> str:
+    """The planned label of the catalogue claim this atomic claim was split from (each part gets it, so the
+    sentence aggregates back to the plan)."""
     for q in QUESTIONS:
         for c in q.claims:
-            if c.text.rstrip(".") == claim.rstrip("."):
+            if claim.rstrip(".") in {part.text.rstrip(".") for part in split_claims(c.text)}:
                 return c.label
     raise AssertionError(f"claim not in the catalogue: {claim!r}")
 

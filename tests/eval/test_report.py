@@ -210,7 +210,7 @@ def test_llm_style_report_end_to_end() -> None:
         ("Short answer: Marrow Valley's grid batteries more than doubled in 2024, reaching 860 MW by October.", [mvgo]),
         ("Installed capacity rose from 410 MW at the end of 2023 to 860 MW by October 2024, an increase of 110 %.",
          [mvgo]),
-        ("The Halden site alone adds 240 MW (MVGO).", ["https://mvgo.example/2024"]),
+        ("The Halden site alone adds 240 MW.", ["https://mvgo.example/2024"]),  # "(MVGO)" names the source
         ("Storage firms employed 1,250 people at the end of 2024 (Valley Chamber of Commerce, 2025).", [chamber]),
         ("Of these, about 540 work in operations and maintenance.", [chamber]),
         ('"We expect to pass 1,200 MW of storage by the end of 2025," said Petra Vann.', [mvgo]),

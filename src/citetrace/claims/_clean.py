@@ -56,7 +56,7 @@ def blank_anchors(sentence: str, anchors: Sequence[Anchor]) -> str:
     chars = list(sentence)
     for a in anchors:
         keep: tuple[int, int] | None = None
-        if a.label and sentence[a.start:a.start + 1] == "[" and not is_source_label(sentence, a):
+        if a.label and not is_source_label(sentence, a):
             keep = (a.start + 1, a.start + 1 + len(a.label))
         for k in range(a.start, a.end):
             if keep is None or not keep[0] <= k < keep[1]:
@@ -78,4 +78,4 @@ def clean_claim_text(text: str) -> str:
     prev = None
     while prev != out:
         prev, out = out, _LEAD.sub("", out.strip())
-    return out.strip().rstrip(",;:").strip()
+    return out.strip().rstrip(",;").strip()  # a trailing ":" stays: it marks a transition ("In summary:")

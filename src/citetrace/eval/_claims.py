@@ -45,7 +45,8 @@ def classify(text: str, block_kind: str, has_citation: bool) -> tuple[bool, str]
 
 
 def make_pairs(sentences: Iterable[Sentence]) -> list[Pair]:
-    """One pair per distinct cited URL (or unresolved marker) of each claim, or one uncited pair."""
+    """One pair per atomic claim and distinct cited URL (or unresolved marker) that belongs to it, or one
+    uncited pair per sentence that cites nothing."""
     pairs: list[Pair] = []
     for s in sentences:
         if not s.needs_citation:
@@ -53,11 +54,18 @@ def make_pairs(sentences: Iterable[Sentence]) -> list[Pair]:
         if not s.citations:
             pairs.append(Pair(s, None))
             continue
-        seen: set[str] = set()
-        for c in s.citations:
-            if c.url is not None:
-                if c.url in seen:
-                    continue
-                seen.add(c.url)
-            pairs.append(Pair(s, c.url, c.marker, c.problem))
+        claims = s.claims or (None,)
+        for claim in claims:
+            if claim is None:
+                cites, index, text, inherited = s.citations, 0, None, False
+            else:
+                cites = tuple(s.citations[int(a.key)] for a in claim.anchors if a.key is not None)
+                index, text, inherited = claim.index, claim.text or s.text, claim.inherited
+            seen: set[str] = set()
+            for c in cites:
+                if c.url is not None:
+                    if c.url in seen:
+                        continue
+                    seen.add(c.url)
+                pairs.append(Pair(s, c.url, c.marker, c.problem, index, text, inherited))
     return pairs

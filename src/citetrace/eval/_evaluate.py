@@ -16,7 +16,7 @@ from citetrace.eval._checks import RunIndex, is_stale
 from citetrace.eval._claims import make_pairs
 from citetrace.eval._judges import Judge, judge_with_checker, make_judge
 from citetrace.eval._passages import top_passages
-from citetrace.eval._rates import Rate, claim_label, compute_rates
+from citetrace.eval._rates import Rate, aggregate_claims, claim_label, compute_rates
 from citetrace.eval._report import Report, parse_report
 from citetrace.eval._resolve import Resolver
 from citetrace.eval._types import UNFETCHED, Pair, Passage, Verdict
@@ -73,7 +73,8 @@ class PairResult:
     def as_dict(self) -> dict[str, Any]:
         s = self.pair.sentence
         return {
-            "sentence": s.index, "claim": s.text, "start": s.start, "end": s.end,
+            "sentence": s.index, "claim_index": self.pair.claim_index, "claim": self.pair.claim,
+            "sentence_text": s.text, "inherited_citation": self.pair.inherited, "start": s.start, "end": s.end,
             "url": redact_url(self.pair.url) if self.pair.url else None, "marker": self.pair.marker,
             "problem": self.pair.problem, "has_citation": self.has_citation, "in_run_store": self.in_run_store,
             "fetch_failed": self.fetch_failed, "returned_by_search": self.returned_by_search,
@@ -128,7 +129,11 @@ class RunEvaluation:
             "labels": self.label_counts(),
             "sentences": [{"index": s.index, "text": s.text, "start": s.start, "end": s.end, "block": s.block,
                            "needs_citation": s.needs_citation, "reason": s.reason,
-                           "claim_label": self.claim_labels.get(s.index)} for s in self.report.sentences],
+                           "claim_label": self.claim_labels.get(s.index),
+                           "claims": [{"index": c.index, "text": c.text, "start": s.start + c.start,
+                                       "end": s.start + c.end, "inherited": c.inherited,
+                                       "shared_subject": c.shared_subject} for c in s.claims]}
+                          for s in self.report.sentences],
             "pairs": [p.as_dict() for p in self.pairs],
             "unfetched_urls": [redact_url(u) for u in self.unfetched_urls],
         }
@@ -185,14 +190,21 @@ def evaluate_report(
         if doc is not None:
             r.verdict, r.checker, r.passages = verdicts[(r.pair.claim, doc.sha256)]
             r.label = r.verdict.label
-    by_sentence: dict[int, list[str]] = {}
+    # a claim is scored over its own citations (best wins); a sentence aggregates its claims (one
+    # contradicted claim makes it CONTRADICTED, SUPPORTED needs every claim supported)
+    by_claim: dict[tuple[int, int], list[str]] = {}
+    by_citation: dict[tuple[int, str], list[PairResult]] = {}
     for r in cited:
-        if r.label is not None:
-            by_sentence.setdefault(r.pair.sentence.index, []).append(r.label)
-    claim_labels = {i: claim_label(labels) for i, labels in by_sentence.items()}
+        by_claim.setdefault((r.pair.sentence.index, r.pair.claim_index), []).append(r.label or UNFETCHED)
+        by_citation.setdefault((r.pair.sentence.index, r.pair.url or f"{r.pair.marker}"), []).append(r)
+    per_sentence: dict[int, list[str]] = {}
+    for (sentence, _), labels in sorted(by_claim.items()):
+        per_sentence.setdefault(sentence, []).append(claim_label(labels))
+    claim_labels = {i: aggregate_claims(labels) for i, labels in per_sentence.items()}
     needing = sum(1 for s in report.sentences if s.needs_citation)
-    rates = compute_rates(needing, list(claim_labels.values()), [r.label or UNFETCHED for r in cited],
-                          sum(1 for r in cited if r.dead_or_unfetched))
+    citation_labels = [aggregate_claims([r.label or UNFETCHED for r in rs]) for rs in by_citation.values()]
+    dead = sum(1 for rs in by_citation.values() if rs[0].dead_or_unfetched)
+    rates = compute_rates(needing, list(claim_labels.values()), citation_labels, dead)
     return RunEvaluation(run_id, agent, judge.name, judge.version, offline, report, results, rates, claim_labels)
 
 

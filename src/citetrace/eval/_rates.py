@@ -11,7 +11,7 @@ from typing import Iterable, Sequence
 
 from citetrace.eval._types import ABSENT, CONTRADICTED, JUDGE_ERROR, PARTIAL, SUPPORTED, UNFETCHED
 
-__all__ = ["Rate", "RATE_NAMES", "claim_label", "compute_rates"]
+__all__ = ["Rate", "RATE_NAMES", "aggregate_claims", "claim_label", "compute_rates"]
 
 _ORDER = (SUPPORTED, PARTIAL, CONTRADICTED, ABSENT, JUDGE_ERROR, UNFETCHED)
 
@@ -62,6 +62,22 @@ def claim_label(labels: Iterable[str]) -> str:
     """The best label among a claim's citations."""
     present = set(labels)
     return next((label for label in _ORDER if label in present), UNFETCHED)
+
+
+def aggregate_claims(labels: Iterable[str]) -> str:
+    """A sentence's label from its atomic claims' labels: one CONTRADICTED claim makes it CONTRADICTED,
+    SUPPORTED needs every claim SUPPORTED, any support makes it PARTIAL; otherwise an unjudgeable claim
+    (JUDGE_ERROR) outranks ABSENT, which outranks UNFETCHED."""
+    present = list(labels)
+    if not present:
+        return UNFETCHED
+    if CONTRADICTED in present:
+        return CONTRADICTED
+    if all(label == SUPPORTED for label in present):
+        return SUPPORTED
+    if SUPPORTED in present or PARTIAL in present:
+        return PARTIAL
+    return next(label for label in (JUDGE_ERROR, ABSENT, UNFETCHED) if label in present)
 
 
 def compute_rates(

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from citetrace.claims import Anchor, clean_claim_text, split_claims
+from citetrace.claims._clean import blank_anchors
 from citetrace.eval._claims import classify
 from citetrace.eval._split import iter_blocks, line_spans, sentence_spans
 from citetrace.eval._types import Citation, ReportParseError, Sentence
@@ -185,6 +187,15 @@ def _clean(masked: str, table: bool = False) -> str:
     return re.sub(r"\(\)", "", text).strip()
 
 
+def _anchor(text: str, c: Citation, offset: int, key: int) -> Anchor:
+    """The claim splitter's view of a citation: its span in the sentence, and a link's visible label."""
+    raw = text[c.start:c.end]
+    label = c.marker[1:-1] if raw.startswith("[") and "](" in raw and c.marker.startswith("[") else None
+    if raw.startswith("[") and "][" in raw and not raw.startswith("[^"):  # reference-style link
+        label = raw[1:raw.index("][")]
+    return Anchor(c.marker, c.start - offset, c.end - offset, c.url, label, str(key))
+
+
 def parse_report(text: str) -> Report:
     """Parse a report; raise ``ReportParseError`` naming the problem when it is not a readable report."""
     if not isinstance(text, str):
@@ -215,11 +226,15 @@ def parse_report(text: str) -> Report:
             spans = [(block.start, block.end)]
         for s, e in spans:
             cites = tuple(c for c in citations if s <= c.start < e)
-            clean = _clean(masked[s:e], table=block.kind.startswith("table"))
+            anchors = [_anchor(text, c, s, k) for k, c in enumerate(cites)]
+            prose = block.kind in ("paragraph", "list")
+            clean = (clean_claim_text(blank_anchors(masked[s:e], anchors)) if prose
+                     else _clean(masked[s:e], table=block.kind.startswith("table")))
             if not clean and not cites:
                 continue
             needs, reason = classify(clean, block.kind, bool(cites))
-            sentences.append(Sentence(len(sentences), clean, s, e, block.kind, cites, needs, reason))
+            claims = tuple(split_claims(masked[s:e], anchors)) if prose and needs else ()
+            sentences.append(Sentence(len(sentences), clean, s, e, block.kind, cites, needs, reason, claims))
     if not sentences:
         raise ReportParseError("report has no sentences outside code blocks and the reference list")
     return Report(text, tuple(sentences), refs)

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final
 
+from citetrace.claims import AtomicClaim
+
 __all__ = [
     "SUPPORTED",
     "PARTIAL",
@@ -72,20 +74,31 @@ class Sentence:
     citations: tuple[Citation, ...] = ()
     needs_citation: bool = True
     reason: str = "claim"
+    claims: tuple[AtomicClaim, ...] = ()
+    """The sentence's atomic claims (``citetrace.claims``); each anchor's ``key`` is the index of its
+    citation in ``citations``. Empty for a sentence that needs no citation."""
 
 
 @dataclass(frozen=True)
 class Pair:
-    """One (claim, cited URL) pair; ``url`` is None for a claim that cites nothing."""
+    """One (atomic claim, cited URL) pair; ``url`` is None for a sentence that cites nothing.
+
+    ``claim_index`` is the atomic claim's index in its sentence and ``claim_text`` what the judge reads
+    (None: the whole sentence); ``inherited`` says the citation was written for the sentence, not inside
+    the claim's clause.
+    """
 
     sentence: Sentence
     url: str | None
     marker: str | None = None
     problem: str | None = None
+    claim_index: int = 0
+    claim_text: str | None = None
+    inherited: bool = False
 
     @property
     def claim(self) -> str:
-        return self.sentence.text
+        return self.sentence.text if self.claim_text is None else self.claim_text
 
 
 @dataclass(frozen=True)
