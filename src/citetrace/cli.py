@@ -21,6 +21,7 @@ _COMMAND_MODULES = (
     "citetrace.demo._cli",
     "citetrace.serve._cli",
     "citetrace.eval._cli",
+    "citetrace.ledger._cli",
 )
 
 

@@ -294,6 +294,120 @@ DROP_REASONS: Final = (DROP_SPANS_PER_TRACE, DROP_BUFFER, DROP_ROOTS_PER_TRACE, 
 """Closed set of span-drop reasons."""
 
 
+# ---------------------------------------------------------------------------------------------------------
+# The claim ledger (citetrace.ledger): statuses, source classes, triggers, stop reasons, iteration spans,
+# metrics. Closed sets on purpose: they are label values and the state contract of docs/ledger.md.
+# ---------------------------------------------------------------------------------------------------------
+Q_OPEN: Final = "open"
+Q_ANSWERED: Final = "answered"
+Q_BLOCKED: Final = "blocked"
+Q_ABANDONED: Final = "abandoned"
+QUESTION_STATUSES: Final = (Q_OPEN, Q_ANSWERED, Q_BLOCKED, Q_ABANDONED)
+"""Closed set of sub-question statuses (``abandoned`` needs a reason)."""
+
+CLAIM_INSUFFICIENT: Final = "insufficient"
+CLAIM_VERIFIED: Final = "verified"
+CLAIM_CONTRADICTED: Final = "contradicted"
+CLAIM_UNVERIFIABLE: Final = "unverifiable"
+CLAIM_CONTESTED: Final = "contested"
+CLAIM_STATUSES: Final = (CLAIM_INSUFFICIENT, CLAIM_VERIFIED, CLAIM_CONTRADICTED, CLAIM_UNVERIFIABLE,
+                         CLAIM_CONTESTED)
+"""Closed set of claim statuses; ``insufficient`` opens every pass, ``contested`` ends the claim."""
+CLAIM_VERDICTS: Final = (CLAIM_VERIFIED, CLAIM_CONTRADICTED, CLAIM_UNVERIFIABLE)
+"""What ``ledger.verify(cid, verdict)`` accepts."""
+
+ENTAIL_SUPPORTED: Final = "supported"
+ENTAIL_CONTRADICTED: Final = "contradicted"
+ENTAIL_INSUFFICIENT: Final = "insufficient"
+ENTAILMENT_LABELS: Final = (ENTAIL_SUPPORTED, ENTAIL_CONTRADICTED, ENTAIL_INSUFFICIENT)
+"""The three answers of the ledger's entailment check."""
+
+SOURCE_CLASSES: Final = ("vendor_docs", "filing", "paper", "news", "analysis", "internal", "government",
+                         "forum", "other")
+"""Known evidence source classes; independence between sources is counted over these tags."""
+
+WEAK_NUMERIC: Final = "numeric"
+WEAK_DOMAIN: Final = "domain_expertise"
+WEAK_POST_CUTOFF: Final = "post_cutoff"
+WEAK_CATEGORIES: Final = (WEAK_NUMERIC, WEAK_DOMAIN, WEAK_POST_CUTOFF)
+"""Claim categories where an entailment check can be confidently wrong (flagged, routed)."""
+ROUTE_NONE: Final = "none"
+ROUTE_SECOND_CHECK: Final = "second_check"
+ROUTE_HUMAN_REVIEW: Final = "human_review"
+ROUTES: Final = (ROUTE_NONE, ROUTE_SECOND_CHECK, ROUTE_HUMAN_REVIEW)
+"""Where a high-impact, low-confidence claim is sent."""
+
+TRIGGER_CONTRADICTED: Final = "contradicted"
+TRIGGER_STALE: Final = "stale_evidence"
+TRIGGER_INSUFFICIENT: Final = "insufficient_evidence"
+TRIGGER_OPEN_QUESTION: Final = "open_question"
+TRIGGERS: Final = (TRIGGER_CONTRADICTED, TRIGGER_STALE, TRIGGER_INSUFFICIENT, TRIGGER_OPEN_QUESTION)
+"""Closed set of revision triggers, in the order the controller picks them."""
+REPAIR_ADJUDICATE: Final = "adjudicating_search"
+REPAIR_OTHER_CLASS: Final = "search_other_source_class"
+REPAIR_REFETCH: Final = "refetch"
+REPAIR_SEARCH: Final = "search"
+REPAIRS: Final = {
+    TRIGGER_CONTRADICTED: REPAIR_ADJUDICATE,
+    TRIGGER_STALE: REPAIR_REFETCH,
+    TRIGGER_INSUFFICIENT: REPAIR_OTHER_CLASS,
+    TRIGGER_OPEN_QUESTION: REPAIR_SEARCH,
+}
+"""Typed trigger -> the repair the controller asks for (a claim is repaired, never the report)."""
+
+STOP_GOAL_SATISFIED: Final = "goal_satisfied"
+STOP_BUDGET_PREFIX: Final = "budget_exhausted:"
+STOP_NO_PROGRESS: Final = "no_progress"
+STOP_HARD_ERROR: Final = "hard_error"
+BUDGET_DIMENSIONS: Final = ("tool_calls", "wall_clock_s", "tokens", "iterations")
+"""The four capped budgets, in the order they are checked."""
+STOP_REASONS: Final = (STOP_GOAL_SATISFIED, *(STOP_BUDGET_PREFIX + d for d in BUDGET_DIMENSIONS),
+                       STOP_NO_PROGRESS, STOP_HARD_ERROR)
+"""Closed set of stop reasons, in priority order."""
+
+LEDGER_ITERATION_SPAN: Final = "ledger_iteration"
+"""Name prefix of the span each revision iteration opens inside the run (``ledger_iteration {n}``)."""
+LEDGER_ITERATION: Final = "citetrace.ledger.iteration"
+"""Iteration number (1-based) on an iteration span."""
+LEDGER_TRIGGER: Final = "citetrace.ledger.trigger"
+"""The iteration's trigger (one of ``TRIGGERS``)."""
+LEDGER_REPAIR: Final = "citetrace.ledger.repair"
+"""The repair asked for (one of ``REPAIRS``' values)."""
+LEDGER_CLAIM_ID: Final = "citetrace.ledger.claim_id"
+"""The claim the iteration repairs, when it has one."""
+LEDGER_OPEN_QUESTIONS: Final = "citetrace.ledger.open_questions"
+"""Vital sign: open sub-questions after the iteration."""
+LEDGER_UNRESOLVED: Final = "citetrace.ledger.unresolved_claims"
+"""Vital sign: unresolved claims after the iteration."""
+LEDGER_UNRESOLVED_DELTA: Final = "citetrace.ledger.unresolved_delta"
+"""Vital sign: change of the unresolved count during the iteration (negative is progress)."""
+LEDGER_TOOL_CALLS: Final = "citetrace.ledger.tool_calls"
+"""Vital sign: tool calls spent during the iteration."""
+LEDGER_NEW_EVIDENCE: Final = "citetrace.ledger.new_evidence"
+"""Vital sign: evidence records added during the iteration."""
+LEDGER_STOP_REASON: Final = "citetrace.ledger.stop_reason"
+"""On the last iteration span (or the run's root span): why the controller stopped."""
+
+LABEL_TRIGGER: Final = "trigger"
+LABEL_STOP_REASON: Final = "reason"
+METRIC_LEDGER_ITERATIONS_TOTAL: Final = "citetrace_ledger_iterations_total"
+"""Counter {agent, trigger}: revision iterations run."""
+METRIC_LEDGER_FLAT_ITERATIONS_TOTAL: Final = "citetrace_ledger_flat_iterations_total"
+"""Counter {agent}: iterations after which the unresolved-claim count had not moved (with claims unresolved)."""
+METRIC_LEDGER_TOOL_CALLS_TOTAL: Final = "citetrace_ledger_tool_calls_total"
+"""Counter {agent}: tool calls spent inside revision iterations."""
+METRIC_LEDGER_NEW_EVIDENCE_TOTAL: Final = "citetrace_ledger_new_evidence_total"
+"""Counter {agent}: evidence records added inside revision iterations."""
+METRIC_LEDGER_STATUS_FLIPS_TOTAL: Final = "citetrace_ledger_status_flips_total"
+"""Counter {agent}: claims whose verdict flipped between verified and contradicted across passes."""
+METRIC_LEDGER_UNRESOLVED: Final = "citetrace_ledger_unresolved_claims"
+"""Gauge {agent}: unresolved claims after the latest iteration."""
+METRIC_LEDGER_STOPS_TOTAL: Final = "citetrace_ledger_stops_total"
+"""Counter {agent, reason}: controller stops by stop reason (``STOP_REASONS``)."""
+METRIC_LEDGER_EVIDENCE_REJECTED_TOTAL: Final = "citetrace_ledger_evidence_rejected_total"
+"""Counter {agent}: evidence refused by the entry check (logged with the reason in the ledger)."""
+
+
 def counter_base(name: str) -> str:
     """The name prometheus_client wants for a counter exposed as ``name`` (it adds ``_total`` itself)."""
     return name[: -len("_total")] if name.endswith("_total") else name

@@ -51,6 +51,7 @@ class Run:
         self.error_type: str | None = None
         self._calls: list[ToolCallRecord | tuple[Any, ...]] = []
         self._lock = threading.Lock()
+        self._ledger: Any = None
 
     def add_call(self, record: ToolCallRecord) -> None:
         """Append a tool call; ``seq`` is set from its position when ``calls`` is read (in the order calls end)."""
@@ -77,6 +78,21 @@ class Run:
                 elif item.seq != seq:
                     items[seq] = _with_seq(item, seq)
             return list(items)  # type: ignore[arg-type]
+
+    @property
+    def call_count(self) -> int:
+        """How many tool calls have ended in this run so far (cheap: no records are built)."""
+        return len(self._calls)
+
+    @property
+    def ledger(self) -> Any:
+        """This run's claim ledger (``citetrace.ledger.Ledger``), created on first use in the run store."""
+        with self._lock:
+            if self._ledger is None:
+                from citetrace.ledger import Ledger
+
+                self._ledger = Ledger(self.id, store=_state.store(), trace_id=self.trace_id)
+            return self._ledger
 
     def record_answer(self, text: str) -> list[str]:
         """Record the final report; its cited URLs go on the root span. Returns the citations."""

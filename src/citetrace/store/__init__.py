@@ -11,12 +11,16 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from citetrace.store._memory import MemoryStore
-from citetrace.store._model import Document, RunRecord, Store, ToolCallRecord, content_hash, make_ref, parse_ref
+from citetrace.store._model import (
+    Document, LedgerEntry, LedgerRow, RunRecord, Store, ToolCallRecord, content_hash, make_ref, parse_ref,
+)
 from citetrace.store._sqlite import SQLiteStore
 
 __all__ = [
     "Document",
     "LazyStore",
+    "LedgerEntry",
+    "LedgerRow",
     "MemoryStore",
     "RunRecord",
     "SQLiteStore",
@@ -130,6 +134,17 @@ class LazyStore:
 
     def get_run(self, run_id: str) -> RunRecord | None:
         return self._get().get_run(run_id)
+
+    def ledger_write(
+        self, run_id: str, *, entries: Sequence[LedgerEntry] = (), rows: Sequence[LedgerRow] = ()
+    ) -> list[int]:
+        return self._get().ledger_write(run_id, entries=entries, rows=rows)
+
+    def ledger_entries(self, run_id: str) -> list[tuple[int, str, dict[str, Any]]]:
+        return self._get().ledger_entries(run_id)
+
+    def ledger_rows(self, run_id: str, table: str) -> list[tuple[str, dict[str, Any]]]:
+        return self._get().ledger_rows(run_id, table)
 
     def close(self) -> None:
         if self._store is not None:

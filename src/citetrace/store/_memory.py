@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import copy
+import json
 import threading
 import time
 from dataclasses import replace
 from typing import Any, Sequence
 
 from citetrace._urls import canonical_url
-from citetrace.store._model import Document, RunRecord, ToolCallRecord, content_hash, make_ref, parse_ref
+from citetrace.store._model import (
+    Document, LedgerEntry, LedgerRow, RunRecord, ToolCallRecord, content_hash, make_ref, parse_ref,
+)
 
 __all__ = ["MemoryStore"]
 
@@ -24,6 +28,8 @@ class MemoryStore:
         self._runs: dict[str, RunRecord] = {}
         self._calls: dict[str, dict[int, ToolCallRecord]] = {}
         self._summaries: dict[str, dict[str, Any]] = {}
+        self._journal: dict[str, list[tuple[int, str, dict[str, Any]]]] = {}
+        self._rows: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
 
     def put_document(
         self,
@@ -108,6 +114,31 @@ class MemoryStore:
                 matches = [r for k, r in self._runs.items() if k.startswith(run_id)]
                 run = matches[0] if len(matches) == 1 else None
             return self._with_summary(run) if run is not None else None
+
+    def ledger_write(
+        self, run_id: str, *, entries: Sequence[LedgerEntry] = (), rows: Sequence[LedgerRow] = ()
+    ) -> list[int]:
+        # JSON round trip: the same values (tuples become lists) and no aliasing of the caller's dicts,
+        # so the memory backend behaves like the ones that serialise
+        frozen_entries = [(kind, json.loads(json.dumps(data))) for kind, data in entries]
+        frozen_rows = [(table, key, json.loads(json.dumps(data))) for table, key, data in rows]
+        with self._lock:
+            journal = self._journal.setdefault(run_id, [])
+            seqs: list[int] = []
+            for kind, data in frozen_entries:
+                journal.append((len(journal) + 1, kind, data))
+                seqs.append(len(journal))
+            for table, key, data in frozen_rows:
+                self._rows.setdefault((run_id, table), {})[key] = data
+            return seqs
+
+    def ledger_entries(self, run_id: str) -> list[tuple[int, str, dict[str, Any]]]:
+        with self._lock:
+            return copy.deepcopy(self._journal.get(run_id, []))
+
+    def ledger_rows(self, run_id: str, table: str) -> list[tuple[str, dict[str, Any]]]:
+        with self._lock:
+            return copy.deepcopy(list(self._rows.get((run_id, table), {}).items()))
 
     def close(self) -> None:
         """Nothing to release."""

@@ -11,7 +11,10 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Protocol, Sequence, runtime_checkable
 
-__all__ = ["Document", "RunRecord", "ToolCallRecord", "Store", "content_hash", "make_ref", "parse_ref"]
+__all__ = [
+    "Document", "LedgerEntry", "LedgerRow", "RunRecord", "ToolCallRecord", "Store", "content_hash", "make_ref",
+    "parse_ref",
+]
 
 
 def content_hash(text: str) -> str:
@@ -88,6 +91,12 @@ class RunRecord:
     summary: dict[str, Any] | None = field(default=None)
 
 
+LedgerEntry = tuple[str, dict[str, Any]]
+"""One record for a run's append-only ledger journal: (kind, JSON-able data)."""
+LedgerRow = tuple[str, str, dict[str, Any]]
+"""One row of a run's ledger tables (questions, claims): (table, key, JSON-able data), replaced whole."""
+
+
 @runtime_checkable
 class Store(Protocol):
     """What every run-store backend offers. Writes may raise; callers on the hot path catch."""
@@ -148,6 +157,24 @@ class Store(Protocol):
 
     def get_run(self, run_id: str) -> RunRecord | None:
         """One run, by id or by unique id prefix."""
+        ...
+
+    def ledger_write(
+        self, run_id: str, *, entries: Sequence[LedgerEntry] = (), rows: Sequence[LedgerRow] = ()
+    ) -> list[int]:
+        """In one transaction: append journal entries (never edited) and upsert rows; return the entries' seqs.
+
+        The claim ledger (``citetrace.ledger``) keeps everything through this pair of methods, so a new
+        backend only has to store two small tables.
+        """
+        ...
+
+    def ledger_entries(self, run_id: str) -> list[tuple[int, str, dict[str, Any]]]:
+        """A run's ledger journal as (seq, kind, data), in append order."""
+        ...
+
+    def ledger_rows(self, run_id: str, table: str) -> list[tuple[str, dict[str, Any]]]:
+        """A run's rows of one ledger table as (key, data), in creation order."""
         ...
 
     def close(self) -> None:

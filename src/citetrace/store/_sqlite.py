@@ -17,7 +17,9 @@ from typing import Any, Iterator, Sequence
 from contextlib import contextmanager
 
 from citetrace._urls import canonical_url
-from citetrace.store._model import Document, RunRecord, ToolCallRecord, content_hash, make_ref, parse_ref
+from citetrace.store._model import (
+    Document, LedgerEntry, LedgerRow, RunRecord, ToolCallRecord, content_hash, make_ref, parse_ref,
+)
 
 __all__ = ["SQLiteStore"]
 
@@ -64,6 +66,21 @@ CREATE TABLE IF NOT EXISTS summaries (
   data       TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS summaries_trace ON summaries(trace_id);
+CREATE TABLE IF NOT EXISTS ledger_journal (
+  run_id TEXT NOT NULL,
+  seq    INTEGER NOT NULL,
+  kind   TEXT NOT NULL,
+  data   TEXT NOT NULL,
+  PRIMARY KEY (run_id, seq)
+);
+CREATE TABLE IF NOT EXISTS ledger_rows (
+  id     INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id TEXT NOT NULL,
+  tab    TEXT NOT NULL,
+  key    TEXT NOT NULL,
+  data   TEXT NOT NULL,
+  UNIQUE (run_id, tab, key)
+);
 """
 
 
@@ -218,6 +235,39 @@ class SQLiteStore:
                 "INSERT OR IGNORE INTO runs(run_id, trace_id, agent, started_at, ended_at) VALUES (?,?,?,?,?)",
                 (run_id, trace_id, agent or "unknown", now, now),
             )
+
+    # -- the claim ledger ---------------------------------------------------------------------------
+    def ledger_write(
+        self, run_id: str, *, entries: Sequence[LedgerEntry] = (), rows: Sequence[LedgerRow] = ()
+    ) -> list[int]:
+        with self._tx() as conn:
+            seqs: list[int] = []
+            if entries:
+                (last,) = conn.execute(
+                    "SELECT COALESCE(MAX(seq), 0) FROM ledger_journal WHERE run_id = ?", (run_id,)
+                ).fetchone()
+                seqs = list(range(int(last) + 1, int(last) + 1 + len(entries)))
+                conn.executemany(
+                    "INSERT INTO ledger_journal(run_id, seq, kind, data) VALUES (?,?,?,?)",
+                    [(run_id, seq, kind, json.dumps(data, sort_keys=True)) for seq, (kind, data) in zip(seqs, entries)],
+                )
+            if rows:
+                # an upsert keeps the row's id, so rows stay in creation order
+                conn.executemany(
+                    "INSERT INTO ledger_rows(run_id, tab, key, data) VALUES (?,?,?,?)"
+                    " ON CONFLICT(run_id, tab, key) DO UPDATE SET data = excluded.data",
+                    [(run_id, table, key, json.dumps(data, sort_keys=True)) for table, key, data in rows],
+                )
+            return seqs
+
+    def ledger_entries(self, run_id: str) -> list[tuple[int, str, dict[str, Any]]]:
+        rows = self._read("SELECT seq, kind, data FROM ledger_journal WHERE run_id = ? ORDER BY seq", (run_id,))
+        return [(int(r["seq"]), str(r["kind"]), json.loads(r["data"])) for r in rows]
+
+    def ledger_rows(self, run_id: str, table: str) -> list[tuple[str, dict[str, Any]]]:
+        rows = self._read("SELECT key, data FROM ledger_rows WHERE run_id = ? AND tab = ? ORDER BY id",
+                          (run_id, table))
+        return [(str(r["key"]), json.loads(r["data"])) for r in rows]
 
     _RUN_SQL = (
         "SELECT r.run_id, r.trace_id, r.agent, r.question, r.started_at, r.ended_at, r.answer, r.error_type,"

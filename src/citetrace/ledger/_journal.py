@@ -1,0 +1,49 @@
+"""The ledger's persistence: a hash-chained journal plus current rows, both behind the store interface.
+
+Every journal entry carries ``chain`` = sha256(previous chain, kind, canonical JSON of the entry), so the
+audit notices an entry that was edited, removed or inserted afterwards. Rows (questions, claims) are the
+current state the renderer reads; the audit re-derives them from the journal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Sequence
+
+from citetrace.store import LedgerRow, Store
+
+__all__ = ["Journal", "chain_hash"]
+
+
+def chain_hash(previous: str, kind: str, data: dict[str, Any]) -> str:
+    """The chain value of an entry (``data`` without its own ``chain`` key)."""
+    body = json.dumps({k: v for k, v in data.items() if k != "chain"}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(f"{previous}\n{kind}\n{body}".encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+class Journal:
+    """Appends chained entries and upserts rows for one run, in one store transaction per call."""
+
+    def __init__(self, store: Store, run_id: str, last_chain: str = "") -> None:
+        self.store = store
+        self.run_id = run_id
+        self.last_chain = last_chain
+
+    def write(self, entries: Sequence[tuple[str, dict[str, Any]]] = (), rows: Sequence[LedgerRow] = ()
+              ) -> list[dict[str, Any]]:
+        """Write entries (chained) and rows; return the entries as stored (with ``chain`` and ``seq``)."""
+        chained: list[tuple[str, dict[str, Any]]] = []
+        prev = self.last_chain
+        for kind, data in entries:
+            # a JSON round trip first, so the chain is computed over exactly what every backend stores
+            item = json.loads(json.dumps(data))
+            item["chain"] = prev = chain_hash(prev, kind, item)
+            chained.append((kind, item))
+        seqs = self.store.ledger_write(self.run_id, entries=chained, rows=rows)
+        self.last_chain = prev
+        out = []
+        for seq, (_kind, item) in zip(seqs, chained):
+            item["seq"] = seq
+            out.append(item)
+        return out

@@ -1,0 +1,85 @@
+"""Prometheus metrics of the revision controller, for the three failure signatures of a revising agent.
+
+A flat unresolved-claim count across iterations (``flat_iterations``), rising tool calls with falling new
+evidence (``tool_calls`` against ``new_evidence``), and claim status flapping (``status_flips``). They live
+in an explicit registry (the one ``configure()`` made, or one passed in), never the global one.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter, Gauge
+
+from citetrace import names
+
+__all__ = ["LedgerMetrics", "resolve_registry"]
+
+_lock = threading.Lock()
+_by_registry: "weakref.WeakKeyDictionary[CollectorRegistry, LedgerMetrics]" = weakref.WeakKeyDictionary()
+_MAX_AGENTS = 50
+
+
+def resolve_registry(registry: CollectorRegistry | None) -> CollectorRegistry | None:
+    """The given registry, else the one ``configure()`` set up, else None (no metrics)."""
+    if registry is not None:
+        return registry
+    from citetrace import _configure
+
+    found = getattr(_configure.current(), "registry", None)
+    return found if isinstance(found, CollectorRegistry) else None
+
+
+class LedgerMetrics:
+    """Every ledger metric of one registry; ``for_registry`` shares one per registry."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        a, b = names.LABEL_AGENT, names.LABEL_TRIGGER
+        base = names.counter_base
+        self.iterations = Counter(base(names.METRIC_LEDGER_ITERATIONS_TOTAL), "Revision iterations run.", (a, b),
+                                  registry=registry)
+        self.flat = Counter(base(names.METRIC_LEDGER_FLAT_ITERATIONS_TOTAL),
+                            "Iterations after which the unresolved-claim count had not moved.", (a,), registry=registry)
+        self.tool_calls = Counter(base(names.METRIC_LEDGER_TOOL_CALLS_TOTAL),
+                                  "Tool calls spent inside revision iterations.", (a,), registry=registry)
+        self.new_evidence = Counter(base(names.METRIC_LEDGER_NEW_EVIDENCE_TOTAL),
+                                    "Evidence records added inside revision iterations.", (a,), registry=registry)
+        self.flips = Counter(base(names.METRIC_LEDGER_STATUS_FLIPS_TOTAL),
+                             "Claim verdicts that flipped between verified and contradicted.", (a,), registry=registry)
+        self.unresolved = Gauge(names.METRIC_LEDGER_UNRESOLVED, "Unresolved claims after the latest iteration.",
+                                (a,), registry=registry)
+        self.stops = Counter(base(names.METRIC_LEDGER_STOPS_TOTAL), "Revision controller stops by reason.",
+                             (a, names.LABEL_STOP_REASON), registry=registry)
+        self._agents: set[str] = set()
+
+    @classmethod
+    def for_registry(cls, registry: CollectorRegistry) -> "LedgerMetrics":
+        with _lock:
+            found = _by_registry.get(registry)
+            if found is None:
+                found = _by_registry[registry] = cls(registry)
+            return found
+
+    def agent(self, name: str) -> str:
+        """The agent label, capped at 50 distinct values (then ``other``)."""
+        if name not in self._agents and len(self._agents) >= _MAX_AGENTS:
+            return names.TOOL_OVERFLOW
+        self._agents.add(name)
+        return name
+
+    def observe_iteration(self, agent: str, signs: dict[str, Any], flips: int) -> None:
+        """Record one iteration's vital signs."""
+        label = self.agent(agent)
+        self.iterations.labels(label, signs["trigger"]).inc()
+        if signs["unresolved_delta"] == 0 and signs["unresolved"] > 0:
+            self.flat.labels(label).inc()
+        self.flat.labels(label).inc(0)
+        self.tool_calls.labels(label).inc(signs["tool_calls"])
+        self.new_evidence.labels(label).inc(signs["new_evidence"])
+        self.flips.labels(label).inc(flips)
+        self.unresolved.labels(label).set(signs["unresolved"])
+
+    def observe_stop(self, agent: str, reason: str) -> None:
+        self.stops.labels(self.agent(agent), reason).inc()

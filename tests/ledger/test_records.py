@@ -1,0 +1,224 @@
+"""The three records: question graph, append-only evidence with its entry check, and the claim table."""
+
+from __future__ import annotations
+
+import pytest
+
+from citetrace import names
+from citetrace.ledger import EvidenceError, IllegalTransition, Ledger, LedgerError
+from citetrace.store import Store
+from .conftest import ANALYSIS, NEWS, RUN, VENDOR, VENDOR_V2
+
+
+def test_open_questions_is_a_query_and_blocked_keeps_queries(ledger: Ledger) -> None:
+    """Open sub-questions come from statuses; a blocked one keeps every query it tried."""
+    q1 = ledger.add_question("Which tiers include SSO?")
+    q2 = ledger.add_question("What does the SSO add-on cost?", depends_on=[q1])
+    ledger.record_query(q2, "acme sso add-on price")
+    ledger.record_query(q2, "acme sso pricing")
+    ledger.set_question_status(q2, names.Q_BLOCKED, reason="no usable result")
+    assert [q.id for q in ledger.open_questions()] == [q1]
+    blocked = ledger.question(q2)
+    assert (blocked.status, blocked.queries, blocked.depends_on) == (
+        "blocked", ("acme sso add-on price", "acme sso pricing"), (q1,))
+    assert len(ledger.questions()) == 2
+
+
+def test_abandoned_needs_a_reason_and_unknown_status_is_refused(ledger: Ledger) -> None:
+    """Abandoning without a reason, an unknown status, or an unknown dependency raises naming it."""
+    q = ledger.add_question("Is there a free tier?")
+    with pytest.raises(LedgerError, match="abandoned needs a reason"):
+        ledger.set_question_status(q, names.Q_ABANDONED)
+    with pytest.raises(LedgerError, match="unknown question status 'done'"):
+        ledger.set_question_status(q, "done")
+    with pytest.raises(LedgerError, match="unknown sub-question id 'q9'"):
+        ledger.add_question("x", depends_on=["q9"])
+    ledger.set_question_status(q, names.Q_ABANDONED, reason="out of scope")
+    assert ledger.question(q).reason == "out of scope"
+
+
+def test_evidence_entry_checks_against_the_stored_fetch(ledger: Ledger, fetched: Store) -> None:
+    """A span verbatim after whitespace folding is entered with that fetch's time and store ref."""
+    eid = ledger.add_evidence(NEWS, "SSO is available on the Business and Enterprise tiers.",
+                              query="acme sso", source_class="news")
+    ev = ledger.evidence(eid)
+    doc = fetched.get(RUN, NEWS)
+    assert doc is not None
+    assert (ev.retrieved_at, ev.store_ref, ev.content_hash, ev.query) == (1003.0, doc.ref, doc.sha256, "acme sso")
+
+
+def test_evidence_refused_when_span_absent_or_url_unfetched(ledger: Ledger) -> None:
+    """A span not in the page, or a URL never fetched, is refused naming the URL and logged with the reason."""
+    with pytest.raises(EvidenceError, match="acme.example/docs/sso.*not verbatim") as info:
+        ledger.add_evidence(VENDOR, "SSO is free on every tier.", query="q", source_class="vendor_docs")
+    assert info.value.url == VENDOR
+    with pytest.raises(EvidenceError, match="https://never.example/x.*never fetched"):
+        ledger.add_evidence("https://never.example/x", "anything", query="q", source_class="news")
+    assert [r["reason"].split(" ")[0] for r in ledger.rejected()] == ["the", "run"]
+    assert [r["url"] for r in ledger.rejected()] == [VENDOR, "https://never.example/x"]
+    assert ledger.evidence_records() == []
+
+
+def test_syndicated_copy_is_recognised(ledger: Ledger) -> None:
+    """The same text under another URL is entered as a syndicated copy of the first record."""
+    span = "SSO is available on the Business and Enterprise tiers."
+    e1 = ledger.add_evidence(VENDOR, span, query="q", source_class="vendor_docs")
+    e2 = ledger.add_evidence(NEWS, span, query="q", source_class="news")
+    assert ledger.evidence(e2).syndicated_of == e1
+    assert ledger.evidence(e1).syndicated_of is None
+
+
+def test_changed_page_adds_a_record_and_marks_the_old_one_stale(ledger: Ledger, fetched: Store) -> None:
+    """A re-fetch whose text changed gives a new record with the new time; the old record becomes stale."""
+    e1 = ledger.add_evidence(VENDOR, "SSO is available on the Business and Enterprise tiers.", query="q",
+                             source_class="vendor_docs")
+    fetched.put_document(RUN, VENDOR, VENDOR_V2, status="ok", fetched_at=1500.0)
+    e2 = ledger.add_evidence(VENDOR, "SSO is included on the Business and Enterprise tiers.", query="q2",
+                             source_class="vendor_docs")
+    old, new = ledger.evidence(e1), ledger.evidence(e2)
+    assert (old.stale, old.stale_reason, old.superseded_by) == (True, "page_changed", e2)
+    assert (new.stale, new.retrieved_at, old.span) == (False, 1500.0, "SSO is available on the Business and Enterprise tiers.")
+
+
+def test_mark_stale_and_duplicate_entry(ledger: Ledger) -> None:
+    """mark_stale flags a record without editing it; entering the same span twice returns the same id."""
+    span = "SSO remains limited to the Enterprise tier."
+    e1 = ledger.add_evidence(ANALYSIS, span, query="q", source_class="analysis")
+    assert ledger.add_evidence(ANALYSIS, span, query="q", source_class="analysis") == e1
+    ledger.mark_stale(e1, "superseded by the vendor")
+    assert ledger.evidence(e1).stale and ledger.evidence(e1).span == span
+    with pytest.raises(LedgerError, match="unknown evidence id 'e7'"):
+        ledger.mark_stale("e7")
+
+
+def _evidence(ledger: Ledger) -> tuple[str, str]:
+    sup = ledger.add_evidence(VENDOR, "SSO is available on the Business and Enterprise tiers.", query="q",
+                              source_class="vendor_docs")
+    con = ledger.add_evidence(ANALYSIS, "SSO remains limited to the Enterprise tier.", query="q",
+                              source_class="analysis")
+    return sup, con
+
+
+@pytest.mark.parametrize("verdict", names.CLAIM_VERDICTS)
+def test_every_legal_transition_from_insufficient(ledger: Ledger, verdict: str) -> None:
+    """insufficient -> verified | contradicted | unverifiable, each logged in the claim's history."""
+    sup, con = _evidence(ledger)
+    cid = ledger.add_claim("Acme supports SSO on Business and Enterprise.")
+    ledger.link(cid, supports=[sup], contradicts=[con])
+    assert ledger.verify(cid, verdict) == verdict
+    claim = ledger.claim(cid)
+    assert (claim.status, claim.pass_no, [(h.from_status, h.to_status) for h in claim.history]) == (
+        verdict, 1, [("insufficient", verdict)])
+
+
+@pytest.mark.parametrize("first", names.CLAIM_VERDICTS)
+@pytest.mark.parametrize("second", [*names.CLAIM_VERDICTS, "insufficient", "contested", "maybe"])
+def test_every_illegal_transition_names_claim_status_and_request(ledger: Ledger, first: str, second: str) -> None:
+    """Within a pass a decided claim cannot move again; the error names the claim, status and request."""
+    sup, con = _evidence(ledger)
+    cid = ledger.add_claim("Acme supports SSO on Business and Enterprise.")
+    ledger.link(cid, supports=[sup], contradicts=[con])
+    ledger.verify(cid, first)
+    with pytest.raises(IllegalTransition) as info:
+        ledger.verify(cid, second)
+    assert (info.value.claim, info.value.status, info.value.requested) == (cid, first, second)
+    assert f"claim {cid}: illegal transition {first} -> {second}" in str(info.value)
+    assert ledger.claim(cid).status == first
+
+
+def test_unknown_verdict_from_insufficient_is_illegal(ledger: Ledger) -> None:
+    """insufficient -> insufficient or contested by hand is refused."""
+    cid = ledger.add_claim("Acme supports SSO.")
+    for bad in ("insufficient", "contested"):
+        with pytest.raises(IllegalTransition, match=f"insufficient -> {bad}"):
+            ledger.verify(cid, bad)
+
+
+def test_decisive_verdict_needs_live_evidence_of_its_side(ledger: Ledger) -> None:
+    """verified without live support (none, or only stale) is refused; unverifiable takes no evidence."""
+    sup, _ = _evidence(ledger)
+    cid = ledger.add_claim("Acme supports SSO.")
+    with pytest.raises(LedgerError, match="verified needs live"):
+        ledger.verify(cid, "verified")
+    ledger.mark_stale(sup)
+    with pytest.raises(LedgerError, match="verified needs live"):
+        ledger.verify(cid, "verified", evidence=[sup])
+    with pytest.raises(LedgerError, match="rests on no evidence"):
+        ledger.verify(cid, "unverifiable", evidence=[sup])
+
+
+def test_reverify_opens_a_new_pass_and_one_flip_is_a_correction(ledger: Ledger) -> None:
+    """contradicted in pass 1, verified in pass 2: one flip, history of three steps, not contested."""
+    sup, con = _evidence(ledger)
+    cid = ledger.add_claim("Acme supports SSO on Business and Enterprise.")
+    ledger.verify(cid, "contradicted", evidence=[con])
+    with pytest.raises(IllegalTransition, match="pass 1 is decided"):
+        ledger.verify(cid, "verified", evidence=[sup])
+    assert ledger.reverify(cid, "adjudicate") == 2
+    with pytest.raises(IllegalTransition, match="pass 2 is still open"):
+        ledger.reverify(cid)
+    assert ledger.verify(cid, "verified", evidence=[sup]) == "verified"
+    claim = ledger.claim(cid)
+    assert (claim.pass_no, claim.flips, [h.to_status for h in claim.history]) == (
+        2, 1, ["contradicted", "insufficient", "verified"])
+
+
+def test_flipping_twice_makes_contested_and_final(ledger: Ledger) -> None:
+    """verified -> contradicted -> verified across passes is contested; nothing moves it afterwards."""
+    sup, con = _evidence(ledger)
+    cid = ledger.add_claim("Acme supports SSO on Business and Enterprise.")
+    ledger.verify(cid, "verified", evidence=[sup])
+    ledger.reverify(cid)
+    ledger.verify(cid, "contradicted", evidence=[con])
+    ledger.reverify(cid)
+    assert ledger.verify(cid, "verified") == "contested"
+    with pytest.raises(IllegalTransition, match="contested -> insufficient"):
+        ledger.reverify(cid)
+    with pytest.raises(IllegalTransition, match="contested -> verified"):
+        ledger.verify(cid, "verified")
+    assert ledger.claim(cid).status == "contested" and ledger.claim(cid).flips == 2
+
+
+def test_unverifiable_between_does_not_reset_flips(ledger: Ledger) -> None:
+    """verified, unverifiable, contradicted: the unverifiable pass is not a flip, the change is one flip."""
+    sup, con = _evidence(ledger)
+    cid = ledger.add_claim("Acme supports SSO.")
+    ledger.verify(cid, "verified", evidence=[sup])
+    ledger.reverify(cid)
+    ledger.verify(cid, "unverifiable")
+    ledger.reverify(cid)
+    assert ledger.verify(cid, "contradicted", evidence=[con]) == "contradicted"
+    assert ledger.claim(cid).flips == 1
+
+
+def test_link_refuses_one_record_on_both_sides(ledger: Ledger) -> None:
+    """One evidence record cannot both support and contradict a claim."""
+    sup, _ = _evidence(ledger)
+    cid = ledger.add_claim("Acme supports SSO.")
+    ledger.link(cid, supports=[sup])
+    with pytest.raises(LedgerError, match="cannot both support and contradict"):
+        ledger.link(cid, contradicts=[sup])
+
+
+def test_restart_persistence_reopens_and_continues(fetched: Store) -> None:
+    """Ledger.open re-reads everything from the store and continues with fresh ids and the same rules."""
+    first = Ledger(RUN, store=fetched)
+    q = first.add_question("Which tiers include SSO?")
+    sup, con = _evidence(first)
+    cid = first.add_claim("Acme supports SSO.", question=q)
+    first.verify(cid, "contradicted", evidence=[con])
+    first.mark_stale(sup)
+    again = Ledger.open(RUN[:12], store=fetched)
+    assert again.run_id == RUN
+    assert [c.status for c in again.claims()] == ["contradicted"]
+    assert again.evidence(sup).stale and again.question(q).text == "Which tiers include SSO?"
+    assert again.add_claim("Another claim.") == "c2"
+    again.reverify(cid, "adjudicate")
+    assert Ledger.open(RUN, store=fetched).claim(cid).pass_no == 2
+    assert again.audit().ok
+
+
+def test_open_unknown_run_is_refused(store: Store) -> None:
+    """Opening a ledger for a run the store does not know raises naming it."""
+    with pytest.raises(LedgerError, match="no run 'nope'"):
+        Ledger.open("nope", store=store)
