@@ -28,5 +28,6 @@ SUPPORTED: Final[dict[str, str]] = {
     "smolagents": ">=1.20,<2",
     "langchain-community": ">=0.3,<0.5",
     "langgraph": ">=1.0,<2",
+    "openai-agents": ">=0.20,<1",
 }
 """Distribution name -> supported version range (PEP 440 specifier)."""

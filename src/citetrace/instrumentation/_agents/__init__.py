@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from citetrace.instrumentation._agents import _langgraph, _smolagents
+from citetrace.instrumentation._agents import _langgraph, _openai_agents, _smolagents
 
 __all__ = ["ROWS"]
 
 ROWS = (
     *_smolagents.ROWS,
     *_langgraph.ROWS,
+    *_openai_agents.ROWS,
 )

@@ -1,0 +1,149 @@
+"""The framework end-to-end tests' world: a Tavily API and web pages on 127.0.0.1, and the runner that starts
+an agent script in a subprocess with nothing but environment variables set and reads its runs back with
+``citetrace runs --json`` (the CLI a user would use).
+
+One scripted research session per framework runs against it, with outcomes fixed by the request itself:
+
+- ``POST /search``: a query with ``nothing`` finds no results; ``throttle`` gets HTTP 429 (tavily-python
+  raises ``UsageLimitExceededError``); any other query returns the two ``GOOD`` pages;
+- ``POST /extract``: each URL under ``/page/`` is read (``raw_content``), any other one fails
+  (``failed_results``);
+- ``GET /page/<name>``: an HTML page; ``GET /gone/<name>``: 404.
+
+``ANSWER`` cites one page that was searched and read, one that was only searched, and one that no search
+returned: the summary figures each test expects follow from it (``EXPECTED``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+PAGE_TEXT = "Readable text about OpenTelemetry tracing for research agents. " * 10
+PAGE_HTML = f"<html><head><title>Page</title></head><body><article><p>{PAGE_TEXT}</p></article></body></html>"
+INVENTED = "https://invented.example/never-searched"
+
+
+class ResearchWeb:
+    """A threaded HTTP server on a free port that stops when closed; ``requests`` lists (method, path)."""
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, str]] = []
+        web = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                web.requests.append(("POST", self.path))
+                if self.path.endswith("/search"):
+                    self._send(*web.search(str(body.get("query", ""))))
+                elif self.path.endswith("/extract"):
+                    urls = body.get("urls")
+                    self._send(*web.extract(urls if isinstance(urls, list) else [urls]))
+                else:
+                    self._send(404, {"detail": "no such endpoint"})
+
+            def do_GET(self) -> None:  # noqa: N802
+                web.requests.append(("GET", self.path))
+                if self.path.startswith("/page/"):
+                    self._send(200, PAGE_HTML, "text/html; charset=utf-8")
+                else:
+                    self._send(404, "not found", "text/plain")
+
+            def _send(self, status: int, payload: Any, ctype: str = "application/json") -> None:
+                data = (payload if isinstance(payload, str) else json.dumps(payload)).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.good = [f"{self.base}/page/a", f"{self.base}/page/b"]
+        self._thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        daemon=True)
+        self._thread.start()
+
+    def search(self, query: str) -> tuple[int, Any]:
+        """The Tavily search answer for ``query``."""
+        if "throttle" in query:
+            return 429, {"detail": {"error": "rate limit exceeded"}}
+        if "nothing" in query:
+            return 200, {"query": query, "results": []}
+        results = [{"url": u, "title": u.rsplit("/", 1)[-1], "content": "snippet", "score": 0.9} for u in self.good]
+        return 200, {"query": query, "results": results}
+
+    def extract(self, urls: list[Any]) -> tuple[int, Any]:
+        """The Tavily extract answer: pages under /page/ are read, the others fail."""
+        ok = [{"url": u, "raw_content": PAGE_TEXT} for u in urls if "/page/" in str(u)]
+        failed = [{"url": u, "error": "could not fetch"} for u in urls if "/page/" not in str(u)]
+        return 200, {"results": ok, "failed_results": failed}
+
+    def answer(self) -> str:
+        """The final report every scripted agent gives: [1] read, [2] only searched, [3] never searched."""
+        return (f"OpenTelemetry traces agents [1]. Spans nest [2]. Some say otherwise [3].\n\n"
+                f"[1]: {self.good[0]}\n[2]: {self.good[1]}\n[3]: {INVENTED}\n")
+
+    def close(self) -> None:
+        """Stop serving and release the port."""
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+EXPECTED = {
+    # the session every scripted agent runs: search (2 results), search "nothing" (empty),
+    # search "throttle" (429), read page/a (ok), read /gone/x (failed)
+    "searches": 3,
+    "reads": 2,
+    "empty_searches": 1,
+    "failed_reads": 1,
+    "rate_limited": 1,
+    "citations": 3,
+    "uncited_from_retrieval": 1,
+    "cited_not_fetched": 2,
+}
+"""The summary figures of that session with ``ANSWER``."""
+
+
+SCRIPTS = Path(__file__).parent / "scripts"
+
+
+def run_agent(tmp_path: Path, script: str, *argv: str, extra_env: dict[str, str] | None = None) -> str:
+    """Run ``scripts/<script>`` (an agent that imports nothing of citetrace) with CITETRACE_AUTO_INSTRUMENT=true
+    and a fresh sqlite store; return its stdout (fails with its stderr when it exits non-zero)."""
+    (tmp_path / "agent.py").write_text((SCRIPTS / script).read_text())
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CITETRACE_", "OTEL_"))}
+    env.update(CITETRACE_AUTO_INSTRUMENT="true", CITETRACE_STORE=f"sqlite:///{tmp_path / 'store.db'}",
+               OTEL_TRACES_EXPORTER="none", OTEL_METRICS_EXPORTER="none", OTEL_LOGS_EXPORTER="none",
+               CITETRACE_METRICS="off")
+    env.update(extra_env or {})
+    proc = subprocess.run([sys.executable, "agent.py", *argv], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def runs(tmp_path: Path) -> list[dict[str, Any]]:
+    """``citetrace runs --json`` on the script's store, oldest first."""
+    proc = subprocess.run([sys.executable, "-m", "citetrace", "runs", "--json", "--limit", "100", "--store",
+                           f"sqlite:///{tmp_path / 'store.db'}"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return list(reversed(json.loads(proc.stdout)))
+
+
+def figures(run: dict[str, Any]) -> dict[str, Any]:
+    """The summary figures the tests compare with ``EXPECTED``."""
+    summary = run["summary"] or {}
+    return {key: summary.get(key) for key in EXPECTED}
