@@ -39,7 +39,7 @@ def _question(instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> s
                 if isinstance(content, str):
                     return content
                 if isinstance(content, list):
-                    texts = [p.get("text") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
+                    texts = [str(p["text"]) for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
                     return "\n".join(texts) or None
     return None
 
