@@ -98,7 +98,12 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     store_help = "store URI or path (default: CITETRACE_STORE, else ./.citetrace/store.db)"
     parser = sub.add_parser("ledger", help="a run's claim ledger: show it, audit it, print its report")
     inner = parser.add_subparsers(dest="ledger_command", metavar="ACTION")
-    parser.set_defaults(func=lambda _args: (parser.print_help(), 2)[1])
+
+    def _usage(_args: argparse.Namespace) -> int:
+        parser.print_help()
+        return 2
+
+    parser.set_defaults(func=_usage)
     for name, func, text in (
         ("show", _show, "the question graph, evidence, claims with history and the per-iteration series"),
         ("audit", _audit, "re-derive every claim from the stored evidence; exit 1 naming any break"),
