@@ -222,3 +222,10 @@ def test_open_unknown_run_is_refused(store: Store) -> None:
     """Opening a ledger for a run the store does not know raises naming it."""
     with pytest.raises(LedgerError, match="no run 'nope'"):
         Ledger.open("nope", store=store)
+
+
+def test_add_claims_uses_the_shared_atomic_splitter(ledger: Ledger) -> None:
+    """The issue's example sentence becomes two claims in the claim table."""
+    ids = ledger.add_claims("The vendor supports SSO on Business and Enterprise tiers, and it costs $12 per seat.")
+    assert [ledger.claim(c).text for c in ids] == [
+        "The vendor supports SSO on Business and Enterprise tiers", "it costs $12 per seat."]

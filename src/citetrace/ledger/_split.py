@@ -1,26 +1,22 @@
-"""The one call the ledger makes to split text into atomic claims.
+"""The one call the ledger makes to split text into atomic claims: the shared splitter, ``citetrace.claims``.
 
-The shared splitter (``citetrace.claims``) is used when it is installed with this tree; until then this
-falls back to eval's sentence segmentation, one claim per sentence. Swapping is a change here only.
+``citetrace eval`` judges the same atomic claims, so a claim in the ledger and a claim eval checks are cut
+the same way. Text is cut into sentences first (eval's segmentation), then each sentence into claims.
 """
 
 from __future__ import annotations
 
-import importlib
+from citetrace.claims import split_claims as _split_sentence
+from citetrace.eval._passages import simple_sentences
 
 __all__ = ["split_claims"]
 
 
 def split_claims(text: str) -> list[str]:
-    """Atomic claims of ``text`` (the shared splitter), or its sentences when that splitter is absent."""
-    try:
-        claims = importlib.import_module("citetrace.claims")
-    except ModuleNotFoundError:
-        claims = None
-    fn = getattr(claims, "split_claims", None) if claims is not None else None
-    if callable(fn):
-        out = fn(text)
-        return [str(getattr(c, "text", c)) for c in out]
-    from citetrace.eval._passages import simple_sentences
-
-    return [text[s:e].strip() for s, e in simple_sentences(text) if text[s:e].strip()]
+    """The atomic claims of ``text``, in order ("SSO on Business and Enterprise, and $12 per seat" is two)."""
+    out: list[str] = []
+    for start, end in simple_sentences(text):
+        sentence = text[start:end].strip()
+        if sentence:
+            out.extend(c.text.strip() for c in _split_sentence(sentence) if c.text.strip())
+    return out
