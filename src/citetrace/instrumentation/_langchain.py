@@ -46,9 +46,13 @@ def _count(result: Any) -> int | None:
     return extract_urls(_artifact(result))[1]
 
 
+# ddgs raises this when nothing was found (the LangChain DuckDuckGo tools let it through): an empty search
+_NOTHING = _shapes.no_results_exception("No results found.")
+
+
 def _spec(name: str) -> ToolSpec:
     return ToolSpec(name, names.TOOL_KIND_SEARCH, result_urls=_urls, result_count=_count, classify=_tuple_failure,
-                    is_rate_limit=_shapes.rate_limited)
+                    is_rate_limit=_shapes.rate_limited, classify_exception=_NOTHING)
 
 
 TAVILY = _spec("langchain.tavily_search_results")
@@ -65,7 +69,7 @@ def _snippets_count(result: Any) -> int | None:
 
 
 DDG_RUN = ToolSpec("langchain.duckduckgo_search", names.TOOL_KIND_SEARCH, result_count=_snippets_count,
-                   classify=_shapes.probe_classify, is_rate_limit=_shapes.rate_limited)
+                   classify=_shapes.probe_classify, is_rate_limit=_shapes.rate_limited, classify_exception=_NOTHING)
 TAVILY_RETRIEVER = ToolSpec("langchain.tavily_retriever", names.TOOL_KIND_SEARCH, is_rate_limit=_shapes.rate_limited)
 
 ROWS = (

@@ -1,0 +1,76 @@
+"""The fake network for the framework end-to-end scripts: only the transport is replaced.
+
+The parent test runs a real HTTP server on 127.0.0.1 (``tests.instrumentation._net.LocalServer``). The
+agent script, started with nothing but environment variables set, calls ``reroute(base)``: every
+``requests``, urllib3 ``PoolManager`` and aiohttp request for a non-local URL goes to ``{base}/{host}{path}?{query}`` over real HTTP (the
+framework's tools, parsing and error handling all run), and ddgs' Rust client ``primp`` is replaced by the
+forwarding stand-in, limited to the DuckDuckGo engine so which engine runs is deterministic.
+"""
+
+from __future__ import annotations
+
+import sys
+import urllib.parse
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/instrumentation, for _net
+from _net import FakePrimp  # noqa: E402
+
+__all__ = ["reroute", "local_url"]
+
+
+def local_url(base: str, url: str) -> str:
+    """Where ``url`` is served on the local server (local URLs unchanged)."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.hostname in ("127.0.0.1", "localhost"):
+        return url
+    return f"{base}/{parts.hostname}{parts.path}" + (f"?{parts.query}" if parts.query else "")
+
+
+def reroute(base: str) -> None:
+    """Send requests' and ddgs' traffic to the local server at ``base``."""
+    import requests.adapters
+
+    send = requests.adapters.HTTPAdapter.send
+
+    def local_send(self: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
+        request.url = local_url(base, request.url)
+        kwargs["verify"] = False
+        return send(self, request, *args, **kwargs)
+
+    requests.adapters.HTTPAdapter.send = local_send  # type: ignore[method-assign]
+
+    import urllib3
+
+    urlopen = urllib3.PoolManager.urlopen
+
+    def local_urlopen(self: Any, method: str, url: str, *args: Any, **kwargs: Any) -> Any:
+        return urlopen(self, method, local_url(base, url), *args, **kwargs)
+
+    urllib3.PoolManager.urlopen = local_urlopen  # type: ignore[method-assign]  # trafilatura's transport
+
+    try:
+        import aiohttp
+    except ImportError:
+        pass
+    else:
+        request = aiohttp.ClientSession._request
+
+        async def local_request(self: Any, method: str, str_or_url: Any, *args: Any, **kwargs: Any) -> Any:
+            return await request(self, method, local_url(base, str(str_or_url)), *args, **kwargs)
+
+        aiohttp.ClientSession._request = local_request  # type: ignore[method-assign]
+
+    try:
+        import ddgs.ddgs as ddgs_mod
+        import ddgs.http_client
+    except ImportError:
+        return
+
+    class _Server:
+        def __init__(self, base_url: str) -> None:
+            self.base = base_url
+
+    ddgs.http_client.primp = FakePrimp(_Server(base))  # type: ignore[arg-type]
+    ddgs_mod.ENGINES["text"] = {"duckduckgo": ddgs_mod.ENGINES["text"]["duckduckgo"]}
