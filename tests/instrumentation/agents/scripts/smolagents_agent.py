@@ -2,7 +2,9 @@
 
 Usage: ``python smolagents_agent.py BASE MODE`` with MODE ``tool`` (ToolCallingAgent, ``run``), ``stream``
 (the same, ``run(stream=True)`` drained), ``code`` (CodeAgent: tools called from its executor's worker
-thread) or ``managed`` (a manager whose managed agent does the research). Prints the answer.
+thread), ``managed`` (a manager whose managed agent does the research), or ``submit`` / ``map`` /
+``run_in_executor``: the pages are read by the agent's own ``read_pages`` tool, which fans the reads out to
+a thread pool that way (as deep-research agents do). Prints the answer.
 """
 
 from __future__ import annotations
@@ -19,7 +21,10 @@ from _fakenet import reroute  # noqa: E402
 BASE, MODE = sys.argv[1], sys.argv[2]
 reroute(BASE)
 
-from smolagents import CodeAgent, ToolCallingAgent  # noqa: E402
+import asyncio  # noqa: E402
+from concurrent.futures import ThreadPoolExecutor  # noqa: E402
+
+from smolagents import CodeAgent, Tool, ToolCallingAgent  # noqa: E402
 from smolagents.default_tools import DuckDuckGoSearchTool, VisitWebpageTool, WebSearchTool  # noqa: E402
 from smolagents.models import ChatMessage, ChatMessageToolCall, ChatMessageToolCallFunction, Model  # noqa: E402
 
@@ -44,12 +49,42 @@ class Scripted(Model):
         return self.steps.pop(0)
 
 
+POOL = ThreadPoolExecutor(max_workers=3, thread_name_prefix="readers")  # the application's, made up front
+
+
+class ReadPages(Tool):
+    """The agent's own fan-out reader: VisitWebpageTool over a thread pool."""
+
+    name = "read_pages"
+    description = "Read several web pages at once."
+    inputs = {"urls": {"type": "string", "description": "comma-separated URLs"}}
+    output_type = "string"
+
+    def forward(self, urls: str) -> str:
+        visit = VisitWebpageTool()
+        todo = urls.split(",")
+        if MODE == "submit":
+            pages = [f.result() for f in [POOL.submit(visit, u) for u in todo]]
+        elif MODE == "map":
+            pages = list(POOL.map(visit, todo))
+        else:
+            async def gather() -> list[str]:
+                loop = asyncio.get_running_loop()
+                return list(await asyncio.gather(*(loop.run_in_executor(None, visit, u) for u in todo)))
+
+            pages = asyncio.run(gather())
+        return "\n\n".join(pages)
+
+
 def tool_steps() -> list[ChatMessage]:
+    if MODE in ("submit", "map", "run_in_executor"):
+        reads = [call(3, "read_pages", urls=",".join(VISITS))]
+    else:
+        reads = [call(3 + i, "visit_webpage", url=u) for i, u in enumerate(VISITS)]  # parallel tool calls
     return [
         ChatMessage(role="assistant", content="", tool_calls=[call(1, "web_search", query="solar growth")]),
         ChatMessage(role="assistant", content="", tool_calls=[call(2, "duckduckgo_search", query="nothing")]),
-        ChatMessage(role="assistant", content="", tool_calls=[call(3 + i, "visit_webpage", url=u)
-                                                               for i, u in enumerate(VISITS)]),  # parallel
+        ChatMessage(role="assistant", content="", tool_calls=reads),
         ChatMessage(role="assistant", content="", tool_calls=[call(9, "final_answer", answer=ANSWER)]),
     ]
 
@@ -65,10 +100,10 @@ CODE_STEPS = [
 def tools() -> list[Any]:
     ddg = DuckDuckGoSearchTool()
     ddg.name = "duckduckgo_search"  # both search tools are called web_search by default
-    return [WebSearchTool(engine="duckduckgo"), ddg, VisitWebpageTool()]
+    return [WebSearchTool(engine="duckduckgo"), ddg, VisitWebpageTool(), ReadPages()]
 
 
-if MODE in ("tool", "stream"):
+if MODE in ("tool", "stream", "submit", "map", "run_in_executor"):
     agent: Any = ToolCallingAgent(tools=tools(), model=Scripted(tool_steps()), max_steps=6, verbosity_level=0)
     if MODE == "tool":
         out = agent.run("How fast is solar growing?")
