@@ -89,9 +89,12 @@ def test_weak_categories_are_flagged_and_high_impact_is_routed(ledger: Ledger) -
     a = assess(ledger, c, low, policy=Policy(model_cutoff=1735689600.0))  # 2025-01-01
     assert a.flags == (names.WEAK_NUMERIC, names.WEAK_POST_CUTOFF)
     assert (a.route, ledger.claim(c).routed, a.verdict) == ("human_review", "human_review", "verified")
-    disagree = Scripted({"Acme said": names.ENTAIL_SUPPORTED})
+    disagree = Scripted({"$12": names.ENTAIL_CONTRADICTED, "Acme said": names.ENTAIL_SUPPORTED})
     a = assess(ledger, c, low, second=disagree)
     assert (a.route, a.verdict, a.reason) == ("human_review", "insufficient", "the second check disagrees")
+    unsure = Scripted({"Acme said": names.ENTAIL_SUPPORTED})
+    a = assess(ledger, c, low, second=unsure)
+    assert (a.route, a.verdict) == ("human_review", "verified")
     agree = Scripted({"$12": names.ENTAIL_SUPPORTED, "Acme said": names.ENTAIL_SUPPORTED})
     assert assess(ledger, c, low, second=agree).route == "second_check"
 

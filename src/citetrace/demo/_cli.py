@@ -80,6 +80,8 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     p.add_argument("--check", action="store_true",
                    help="exit 1 if any run's summary differs from its hand-computed expectation")
     p.add_argument("--json", action="store_true", help="print one JSON object per run instead of the tables")
+    p.add_argument("--ledger", default=None, metavar="SCENARIOS",
+                   help="ledger mode: run claim-ledger scenarios (sso, contested, blocked, budget, or all) instead")
     p.set_defaults(func=demo_command)
 
 
@@ -127,6 +129,11 @@ def demo_command(args: argparse.Namespace) -> int:
     if args.list:
         print(format_catalogue())
         return 0
+    if args.ledger is not None:
+        from citetrace.demo._ledger_demo import ledger_demo_command
+
+        _export_env(args)
+        return ledger_demo_command(args)
     try:
         questions = select_questions(args.questions)
         faults = parse_faults("none" if args.no_faults else args.faults)

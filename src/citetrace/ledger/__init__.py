@@ -21,7 +21,9 @@ See docs/ledger.md for the state contract.
 from __future__ import annotations
 
 from citetrace.ledger._audit import AuditResult, audit
-from citetrace.ledger._controller import Budgets, Iteration, RevisionController, Trigger, next_trigger
+from citetrace.ledger._controller import (
+    Budgets, Iteration, RevisionController, Trigger, claim_trigger, next_trigger,
+)
 from citetrace.ledger._ledger import Ledger, is_unresolved
 from citetrace.ledger._model import (
     ADJUDICATE, Claim, Evidence, EvidenceError, HistoryEntry, IllegalTransition, LedgerError, Question, normalise,
@@ -36,5 +38,5 @@ __all__ = [
     "ADJUDICATE", "Assessment", "AuditResult", "Budgets", "Claim", "Corroboration", "Entailment",
     "EntailmentDecision", "Evidence", "EvidenceError", "HistoryEntry", "IllegalTransition", "Iteration", "JudgeEntailment",
     "Ledger", "LedgerError", "Policy", "Question", "RevisionController", "Trigger", "assess", "audit",
-    "corroboration", "freshness", "is_unresolved", "next_trigger", "normalise", "split_claims", "weak_flags",
+    "claim_trigger", "corroboration", "freshness", "is_unresolved", "next_trigger", "normalise", "split_claims", "weak_flags",
 ]

@@ -20,9 +20,9 @@ from prometheus_client import CollectorRegistry
 from citetrace import names
 from citetrace.ledger._ledger import Ledger, is_unresolved
 from citetrace.ledger._metrics import LedgerMetrics, resolve_registry
-from citetrace.ledger._model import ADJUDICATE, J_ITERATION, J_STOP, LedgerError
+from citetrace.ledger._model import ADJUDICATE, J_ITERATION, J_STOP, Claim, LedgerError
 
-__all__ = ["Budgets", "Trigger", "Iteration", "RevisionController", "next_trigger"]
+__all__ = ["Budgets", "Trigger", "Iteration", "RevisionController", "claim_trigger", "next_trigger"]
 
 
 @dataclass(frozen=True)
@@ -54,26 +54,32 @@ class Trigger:
     detail: str = ""
 
 
-def next_trigger(ledger: Ledger) -> Trigger | None:
-    """The most urgent repair, or None when nothing is repairable and no sub-question is open."""
-    claims = ledger.claims()
-
+def claim_trigger(ledger: Ledger, claim: Claim) -> Trigger | None:
+    """The repair one claim needs, or None when it is settled (verified and current, contested, ...)."""
     def make(kind: str, **kw: Any) -> Trigger:
-        return Trigger(kind, names.REPAIRS[kind], **kw)
+        return Trigger(kind, names.REPAIRS[kind], claim=claim.id, question=claim.question, **kw)
 
-    for c in claims:
-        if c.status == names.CLAIM_CONTRADICTED and c.pass_reason != ADJUDICATE:
-            return make(names.TRIGGER_CONTRADICTED, claim=c.id, question=c.question,
-                        detail=f"contradicted by {', '.join(c.contradicts)}")
-    for c in claims:
-        if c.status == names.CLAIM_VERIFIED and all(ledger.evidence(e).stale for e in c.supports):
-            return make(names.TRIGGER_STALE, claim=c.id, question=c.question, detail="every supporting record is stale")
-    for c in claims:
-        if c.status == names.CLAIM_INSUFFICIENT:
-            classes = sorted({ledger.evidence(e).source_class for e in c.supports if not ledger.evidence(e).stale})
-            return make(names.TRIGGER_INSUFFICIENT, claim=c.id, question=c.question, avoid_classes=tuple(classes))
+    if claim.status == names.CLAIM_CONTRADICTED and claim.pass_reason != ADJUDICATE:
+        return make(names.TRIGGER_CONTRADICTED, detail=f"contradicted by {', '.join(claim.contradicts)}")
+    if claim.status == names.CLAIM_VERIFIED:
+        rested_on = claim.history[-1].evidence if claim.history and claim.history[-1].evidence else claim.supports
+        stale = [e for e in rested_on if ledger.evidence(e).stale]
+        if stale and (claim.history[-1].evidence or len(stale) == len(rested_on)):
+            return make(names.TRIGGER_STALE, detail=f"rests on stale {', '.join(stale)}")
+    if claim.status == names.CLAIM_INSUFFICIENT:
+        classes = sorted({ledger.evidence(e).source_class for e in claim.supports if not ledger.evidence(e).stale})
+        return make(names.TRIGGER_INSUFFICIENT, avoid_classes=tuple(classes))
+    return None
+
+
+def next_trigger(ledger: Ledger) -> Trigger | None:
+    """The most urgent repair (by trigger kind, then claim order), or None when nothing is left to do."""
+    found = [t for t in (claim_trigger(ledger, c) for c in ledger.claims()) if t is not None]
+    if found:
+        return min(found, key=lambda t: names.TRIGGERS.index(t.kind))
     for q in ledger.open_questions():
-        return make(names.TRIGGER_OPEN_QUESTION, question=q.id, detail=q.text)
+        return Trigger(names.TRIGGER_OPEN_QUESTION, names.REPAIRS[names.TRIGGER_OPEN_QUESTION], question=q.id,
+                       detail=q.text)
     return None
 
 

@@ -44,6 +44,10 @@ def _live(ledger: "Ledger", eids: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(e for e in eids if not ledger.evidence(e).stale)
 
 
+def _ids(ledger: "Ledger", eids: tuple[str, ...]) -> str:
+    return ", ".join(e + (" (stale)" if ledger.evidence(e).stale else "") for e in eids) or "none"
+
+
 def _sentence(text: str) -> str:
     return text.rstrip().rstrip(".")
 
@@ -60,8 +64,8 @@ def _claim_line(ledger: "Ledger", claim: Claim, refs: _Refs, stop: str | None) -
         con = claim.contradicts
         return "contested", (
             f"- **{CONTESTED_LABEL}:** {text}.\n"
-            f"  - Supporting: {refs.markers(sup)} (evidence {', '.join(sup) or 'none'})\n"
-            f"  - Contradicting: {refs.markers(con)} (evidence {', '.join(con) or 'none'})")
+            f"  - Supporting: {refs.markers(sup)} (evidence {_ids(ledger, sup)})\n"
+            f"  - Contradicting: {refs.markers(con)} (evidence {_ids(ledger, con)})")
     if claim.status == names.CLAIM_CONTRADICTED and claim.pass_reason == ADJUDICATE:
         con = _live(ledger, claim.contradicts) or claim.contradicts
         return "contradicted", (f"- **{CONTRADICTED_LABEL}:** the claim that {text[0].lower() + text[1:]} "

@@ -152,7 +152,8 @@ def assess(ledger: "object", cid: str, entailment: Entailment, *, policy: Policy
     Support and live contradiction both present: contradicted, unless the pass is an adjudication and the
     newest supporting source is newer than every contradicting one (then verified). Support alone needs
     ``min_independent`` source classes. High-impact claims (numbers, or ``impact="high"``) with a
-    low-confidence decision are routed to ``second`` when given, else to human review.
+    low-confidence decision go to ``second`` when given: if it says the opposite the claim stays
+    undecided and goes to human review; if it cannot confirm, the verdict stands and goes to human review.
     """
     from citetrace.ledger._ledger import ADJUDICATE, Ledger
 
@@ -197,10 +198,15 @@ def assess(ledger: "object", cid: str, entailment: Entailment, *, policy: Policy
     route = names.ROUTE_NONE
     if high_impact and low and verdict != names.CLAIM_INSUFFICIENT:
         route = names.ROUTE_SECOND_CHECK if second is not None else names.ROUTE_HUMAN_REVIEW
-        if second is not None and any(second.check(claim.text, e.span).label != decisions[e.id].label
-                                      for e in rest):
-            route, verdict, rest, why = names.ROUTE_HUMAN_REVIEW, names.CLAIM_INSUFFICIENT, [], (
-                "the second check disagrees")
+        if second is not None:
+            labels = {second.check(claim.text, e.span).label for e in rest}
+            decisive = {names.ENTAIL_SUPPORTED, names.ENTAIL_CONTRADICTED}
+            mine = names.ENTAIL_SUPPORTED if verdict == names.CLAIM_VERIFIED else names.ENTAIL_CONTRADICTED
+            if labels & (decisive - {mine}):  # the second check says the opposite: do not decide
+                route, verdict, rest, why = names.ROUTE_HUMAN_REVIEW, names.CLAIM_INSUFFICIENT, [], (
+                    "the second check disagrees")
+            elif labels != {mine}:  # it could not confirm: the verdict stands, a human looks at it
+                route = names.ROUTE_HUMAN_REVIEW
     if route != names.ROUTE_NONE and claim.routed != route:
         ledger.route(cid, route)
     return Assessment(cid, verdict, tuple(e.id for e in rest), decisions, corr, tuple(sorted(old)), flags, route, why)
