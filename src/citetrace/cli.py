@@ -22,6 +22,7 @@ _COMMAND_MODULES = (
     "citetrace.serve._cli",
     "citetrace.eval._cli",
     "citetrace.ledger._cli",
+    "citetrace.view._cli",
 )
 
 

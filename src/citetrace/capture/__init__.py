@@ -5,6 +5,7 @@ Capture knows nothing about summaries or metrics; those subscribe through run-en
 
 from __future__ import annotations
 
+from citetrace.capture._citations import cited_urls
 from citetrace.capture._context import current_run, in_tool_call, tool_call_id
 from citetrace.capture._core import ToolSpec, ainvoke, invoke
 from citetrace.capture._decorator import traced_tool
@@ -14,6 +15,7 @@ __all__ = [
     "Run",
     "ToolSpec",
     "ainvoke",
+    "cited_urls",
     "current_run",
     "in_tool_call",
     "invoke",

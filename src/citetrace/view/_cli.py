@@ -1,0 +1,109 @@
+"""``citetrace view RUN_ID [-o FILE]`` and ``citetrace ui [--port N]``: thin layers over ``citetrace.view``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from typing import Any
+
+from citetrace import names
+from citetrace.cli import CommandError
+from citetrace.store import Store, open_store
+
+__all__ = ["register"]
+
+_STORE_HELP = f"run store URI (default: ${names.ENV_STORE} or {names.STORE_DEFAULT_URI})"
+
+
+def _port(raw: str) -> int:
+    if not (raw.isascii() and raw.isdigit()) or not 0 <= int(raw) <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a TCP port 0..65535, got {raw!r}")
+    return int(raw)
+
+
+def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    """Add ``view`` and ``ui``."""
+    p = sub.add_parser("view", help="write one run as a self-contained HTML page (works offline, from a file)",
+                       description="Write a run's page: header and figures, a waterfall of its tool calls, the "
+                       "retrieval-to-citation map, the answer, the stored documents and the ledger. The file "
+                       "makes no network request of any kind.")
+    p.add_argument("run_id", metavar="RUN_ID", help="run id, unique prefix, or trace id")
+    p.add_argument("-o", "--output", metavar="FILE", help="where to write the page ('-' for stdout; "
+                   "default: citetrace-run-RUN_ID.html in the current folder)")
+    p.add_argument("--store", default=None, help=_STORE_HELP)
+    ev = p.add_mutually_exclusive_group()
+    ev.add_argument("--eval", dest="eval_file", metavar="FILE",
+                    help="show this evaluation (the output of `citetrace eval RUN_ID --json`)")
+    ev.add_argument("--evaluate", action="store_true",
+                    help="evaluate the recorded answer now with the offline checker (no network)")
+    p.set_defaults(func=_cmd_view)
+    u = sub.add_parser("ui", help="browse runs in a local, read-only web page",
+                       description="Serve the run list (filter by outcome, agent, failure reason; search by run "
+                       "or trace id) and each run's page, read-only. Binds 127.0.0.1 unless --host says otherwise.")
+    u.add_argument("--port", type=_port, default=8377, help="TCP port (default 8377; 0 picks a free one)")
+    u.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    u.add_argument("--store", default=None, help=_STORE_HELP)
+    u.set_defaults(func=_cmd_ui)
+
+
+def _store(uri: str | None) -> Store:
+    try:
+        return open_store(uri)
+    except (ValueError, OSError) as exc:
+        raise CommandError(f"cannot open store {uri or os.environ.get(names.ENV_STORE) or names.STORE_DEFAULT_URI}: "
+                           f"{exc}") from exc
+
+
+def _load_eval(path: str) -> dict[str, Any]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except OSError as exc:
+        raise CommandError(f"cannot read the evaluation {path!r}: {exc.strerror}") from exc
+    except ValueError as exc:
+        raise CommandError(f"the evaluation {path!r} is not JSON from `citetrace eval --json`: {exc}") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("pairs"), list):
+        raise CommandError(f"the evaluation {path!r} has no 'pairs' list: expected `citetrace eval RUN --json` output")
+    return data
+
+
+def _cmd_view(args: argparse.Namespace) -> int:
+    from citetrace.view._runs import ViewError, find_run, page_for_run
+
+    store = _store(args.store)
+    evaluation = _load_eval(args.eval_file) if args.eval_file else None
+    try:
+        run = find_run(store, args.run_id)
+        page = page_for_run(store, run.run_id, evaluation=evaluation, evaluate=args.evaluate)
+    except ViewError as exc:
+        raise CommandError(str(exc)) from exc
+    if args.output == "-":
+        print(page)
+        return 0
+    path = args.output or f"citetrace-run-{run.run_id}.html"
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(page)
+    except OSError as exc:
+        raise CommandError(f"cannot write {path!r}: {exc.strerror}") from exc
+    print(f"wrote {path} ({len(page.encode('utf-8')) // 1024} KiB): open it in a browser, it works offline")
+    return 0
+
+
+def _cmd_ui(args: argparse.Namespace) -> int:
+    from citetrace.view._server import RunBrowser
+
+    store = _store(args.store)
+    try:
+        browser = RunBrowser(store, host=args.host, port=args.port)
+    except OSError as exc:
+        raise CommandError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from exc
+    print(f"citetrace ui: serving {store.uri} at {browser.url} (read-only; Ctrl-C stops)", flush=True)
+    try:
+        browser.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        browser.stop()
+    return 0

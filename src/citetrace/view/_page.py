@@ -1,0 +1,157 @@
+"""HTML for the run page and the run list: one self-contained file each, with no request of any kind.
+
+Everything from a run is untrusted (page text, queries, URLs, answers can carry markup), so:
+- Jinja2 autoescapes every value; no template marks run data ``safe``;
+- links are emitted only for http(s) URLs, never ``javascript:`` or ``data:``;
+- a Content-Security-Policy allows only this page's own inline style and script (by hash), no connections,
+  no images except ``data:``, no frames and no form posts (the run list may submit its filter to itself).
+  Even markup that escaped escaping could neither run nor load anything.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import hashlib
+import re
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Mapping, Sequence
+
+from citetrace import names
+from citetrace.view._model import RunView
+
+__all__ = ["render_run_page", "render_run_list", "vital_signs_chart", "content_security_policy", "DOC_CHARS"]
+
+DOC_CHARS = 20_000
+"""Characters of each stored document shown on the page (the rest is counted, not shown)."""
+
+_FIGURES = (
+    ("searches", "searches", False),
+    ("reads", "reads", False),
+    ("empty_searches", "empty searches", True),
+    ("failed_reads", "failed reads", True),
+    ("rate_limited", "rate limited", True),
+    ("repeat_queries", "repeated queries", True),
+    ("distinct_urls_seen", "distinct URLs seen", False),
+    ("citations", "citations", False),
+    ("uncited_from_retrieval", "cited, not from a search", True),
+    ("cited_not_fetched", "cited, never fetched", True),
+)
+_CSS_CLASS = re.compile(r"[^a-z_]")
+_SERIES = ("open_questions", "unresolved_claims", "tool_calls", "new_evidence")
+
+
+def _iso(ts: float) -> str:
+    return _dt.datetime.fromtimestamp(ts, _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _utc(ts: float) -> str:
+    return _dt.datetime.fromtimestamp(ts, _dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _ms(value: Any) -> str:
+    ms = float(value or 0)
+    return f"{ms / 1000:.2f} s" if ms >= 1000 else f"{ms:.1f} ms"
+
+
+def _secs(value: Any) -> str:
+    return _ms(float(value or 0) * 1000)
+
+
+def _href(url: Any) -> str | None:
+    """A link target only for http(s) URLs: anything else is shown as text."""
+    if isinstance(url, str) and re.match(r"(?i)https?://[^\s]+$", url):
+        return url
+    return None
+
+
+def _css(value: Any) -> str:
+    return _CSS_CLASS.sub("", str(value).lower())
+
+
+def _digest(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
+
+
+@lru_cache(maxsize=1)
+def _assets() -> tuple[str, str]:
+    folder = resources.files("citetrace.view") / "templates"
+    return (folder / "view.css").read_text(encoding="utf-8"), (folder / "view.js").read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=1)
+def _env() -> Any:
+    try:
+        import jinja2
+    except ModuleNotFoundError as exc:  # pragma: no cover - jinja2 is a base dependency
+        raise RuntimeError("the run viewer needs jinja2: pip install 'citetrace[view]'") from exc
+    env = jinja2.Environment(loader=jinja2.PackageLoader("citetrace.view", "templates"),
+                             autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True,
+                             lstrip_blocks=True)
+    env.filters.update(iso=_iso, utc=_utc, ms=_ms, secs=_secs, href=_href, css=_css)
+    return env
+
+
+def _common(form_self: bool) -> dict[str, Any]:
+    css, js = _assets()
+    form = "form-action 'self'" if form_self else "form-action 'none'"
+    csp = (f"default-src 'none'; style-src {_digest(css)}; script-src {_digest(js)}; img-src data:; "
+           f"base-uri 'none'; {form}")
+    from markupsafe import Markup
+
+    from citetrace._version import version
+
+    # the two assets are the package's own files, never run data: only they are marked safe
+    return {"css": Markup(css), "js": Markup(js), "csp": csp, "version": version()}
+
+
+def content_security_policy(page: str) -> str:
+    """The policy a page carries in its meta tag, for a server to send as a header too."""
+    m = re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', page)
+    return (m.group(1) + "; frame-ancestors 'none'") if m else "default-src 'none'"
+
+
+def vital_signs_chart(iterations: Sequence[Mapping[str, Any]]) -> str:
+    """A small inline SVG line chart of the ledger's per-iteration vital signs (empty for < 1 iteration)."""
+    if not iterations:
+        return ""
+    width, height, pad = 600, 160, 28
+    peak = max([1.0] + [float(it.get(k) or 0) for it in iterations for k in _SERIES])
+    n = len(iterations)
+
+    def x(i: int) -> float:
+        return pad + (width - 2 * pad) * (i / max(1, n - 1))
+
+    def y(v: float) -> float:
+        return height - pad - (height - 2 * pad) * (v / peak)
+
+    parts = [f'<svg class="chart" id="vital-signs" viewBox="0 0 {width} {height}" role="img" '
+             f'aria-label="vital signs over {n} iterations">',
+             f'<line class="axis" x1="{pad}" y1="{height - pad}" x2="{width - pad}" y2="{height - pad}"></line>',
+             f'<line class="axis" x1="{pad}" y1="{pad}" x2="{pad}" y2="{height - pad}"></line>',
+             f'<text x="4" y="{pad + 4}">{peak:g}</text><text x="4" y="{height - pad}">0</text>']
+    for s, key in enumerate(_SERIES):
+        points = " ".join(f"{x(i):.1f},{y(float(it.get(key) or 0)):.1f}" for i, it in enumerate(iterations))
+        parts.append(f'<polyline class="s{s}" data-series="{key}" points="{points}"></polyline>')
+        parts.append(f'<text x="{pad + 8 + s * 140}" y="14" class="s{s}">{key.replace("_", " ")}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def render_run_page(view: RunView, *, back: str | None = None) -> str:
+    """The whole run page as one HTML document (``back`` links to the run list when served by ``ui``)."""
+    iterations = list((view.ledger or {}).get("iterations") or ())
+    rate_names: Sequence[str] = ()
+    if view.evaluation:
+        from citetrace.eval import RATE_NAMES as rate_names
+    return str(_env().get_template("run.html.j2").render(
+        v=view, figures=_FIGURES, rate_names=rate_names, statuses=names.TOOL_STATUSES, doc_chars=DOC_CHARS,
+        chart=vital_signs_chart(iterations), back=back, **_common(form_self=False)))
+
+
+def render_run_list(rows: Sequence[Mapping[str, Any]], *, filters: Mapping[str, str],
+                    choices: Mapping[str, Sequence[str]], total: int) -> str:
+    """The run browser's list page: ``rows`` already filtered, ``choices`` for the filter menus."""
+    return str(_env().get_template("list.html.j2").render(
+        rows=rows, filters=filters, choices=choices, total=total, **_common(form_self=True)))

@@ -1,0 +1,85 @@
+"""From a store and a run id to a page, and from a store and filters to the run list's rows.
+
+Shared by ``citetrace view`` (writes a file) and ``citetrace ui`` (serves the same pages), so the two can
+never show a run differently.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from citetrace.store import RunRecord, Store
+from citetrace.view._model import build_run_view, failure_reasons, run_outcome
+from citetrace.view._page import render_run_page
+
+__all__ = ["ViewError", "find_run", "list_rows", "page_for_run", "offline_evaluation", "FILTERS", "LIST_LIMIT"]
+
+FILTERS = ("q", "outcome", "agent", "reason")
+"""The run list's filter parameters."""
+LIST_LIMIT = 5000
+"""Most runs the browser reads for its list (newest first); older ones are reached by id."""
+
+
+class ViewError(ValueError):
+    """A run that cannot be shown; the message names the run and the problem."""
+
+
+def find_run(store: Store, ref: str) -> RunRecord:
+    """A run by id, unique id prefix or trace id; ``ViewError`` naming ``ref`` otherwise."""
+    run = store.get_run(ref)
+    if run is None and len(ref) == 32:
+        run = next((r for r in store.runs(limit=LIST_LIMIT) if r.trace_id == ref.lower()), None)
+    if run is None:
+        raise ViewError(f"no run {ref!r} in {store.uri} (see `citetrace runs`)")
+    return run
+
+
+def offline_evaluation(store: Store, run: RunRecord) -> dict[str, Any] | None:
+    """The deterministic, offline evaluation of the run's recorded answer (None when it has no answer)."""
+    if not run.answer:
+        return None
+    from citetrace.eval import evaluate_run
+
+    return evaluate_run(store, run.run_id, offline=True).as_dict()
+
+
+def page_for_run(store: Store, ref: str, *, evaluation: Mapping[str, Any] | None = None, evaluate: bool = False,
+                 back: str | None = None) -> str:
+    """The run page of ``ref``; ``evaluate`` runs the offline evaluation when no ``evaluation`` is given."""
+    run = find_run(store, ref)
+    if evaluation is not None and evaluation.get("run_id") not in (None, run.run_id):
+        raise ViewError(f"the evaluation is of run {evaluation.get('run_id')!r}, not {run.run_id!r}")
+    if evaluation is None and evaluate:
+        evaluation = offline_evaluation(store, run)
+    return render_run_page(build_run_view(store, run, evaluation=evaluation, ledger=_ledger(store, run)), back=back)
+
+
+def _ledger(store: Store, run: RunRecord) -> Mapping[str, Any] | None:
+    """The run's ledger as the page shows it, when the ledger package and a ledger for this run exist."""
+    try:
+        from citetrace.ledger import view_data  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    data: Mapping[str, Any] | None = view_data(store, run.run_id)
+    return data
+
+
+def _row(run: RunRecord) -> dict[str, Any]:
+    s = run.summary or {}
+    return {"run_id": run.run_id, "trace_id": run.trace_id, "agent": run.agent, "question": run.question,
+            "started_at": run.started_at, "searches": s.get("searches", "-"), "reads": s.get("reads", "-"),
+            "citations": s.get("citations", "-"), "outcome": run_outcome(run), "reasons": failure_reasons(run)}
+
+
+def list_rows(store: Store, filters: Mapping[str, str]) -> tuple[list[dict[str, Any]], dict[str, list[str]], int]:
+    """(matching rows, the values each menu offers, how many runs were read) for the run list."""
+    rows = [_row(r) for r in store.runs(limit=LIST_LIMIT)]
+    choices = {"outcome": sorted({r["outcome"] for r in rows}), "agent": sorted({r["agent"] for r in rows}),
+               "reason": sorted({x for r in rows for x in r["reasons"]})}
+    q = filters.get("q", "").strip().lower()
+    out = [r for r in rows
+           if (not q or r["run_id"].lower().startswith(q) or r["trace_id"].lower().startswith(q))
+           and filters.get("outcome", "") in ("", r["outcome"])
+           and filters.get("agent", "") in ("", r["agent"])
+           and (not filters.get("reason") or filters["reason"] in r["reasons"])]
+    return out, choices, len(rows)

@@ -1,0 +1,137 @@
+"""``citetrace ui``: the run list and the run pages, served read-only on 127.0.0.1.
+
+A small ``ThreadingHTTPServer`` is enough here: one person browsing their own runs, no uploads, GET only.
+Requests are bounded (a read timeout per connection, http.server's own line limits); anything but GET
+or HEAD is a 405. The pages are the ones ``citetrace view`` writes, with the same Content-Security-Policy,
+also sent as a header.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from citetrace.store import Store
+from citetrace.view._page import content_security_policy, render_run_list
+from citetrace.view._runs import FILTERS, ViewError, list_rows, page_for_run
+
+__all__ = ["RunBrowser"]
+
+_log = logging.getLogger("citetrace.view")
+_READ_TIMEOUT_S = 10.0
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: "_Server"
+    timeout = _READ_TIMEOUT_S
+    server_version = "citetrace-ui"
+    sys_version = ""
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - http.server's signature
+        _log.debug("ui: " + format, *args)
+
+    def _send(self, status: int, body: str, *, head: bool = False) -> None:
+        data = body.encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Content-Security-Policy", content_security_policy(body))
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Referrer-Policy", "no-referrer")
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        if not head:
+            self.wfile.write(data)
+
+    def _route(self) -> tuple[int, str]:
+        parts = urlsplit(self.path)
+        query = {k: v[0] for k, v in parse_qs(parts.query).items() if v}
+        store = self.server.store
+        if parts.path in ("/", "/runs", "/runs/"):
+            filters = {k: query[k] for k in FILTERS if k in query}
+            rows, choices, total = list_rows(store, filters)
+            return HTTPStatus.OK, render_run_list(rows, filters=filters, choices=choices, total=total)
+        if parts.path.startswith("/runs/"):
+            ref = unquote(parts.path[len("/runs/"):])
+            try:
+                return HTTPStatus.OK, page_for_run(store, ref, evaluate=query.get("evaluate") == "1", back="/")
+            except ViewError as exc:
+                return HTTPStatus.NOT_FOUND, _plain(str(exc))
+        return HTTPStatus.NOT_FOUND, _plain(f"nothing at {parts.path}")
+
+    def _get(self, head: bool) -> None:
+        try:
+            status, body = self._route()
+        except Exception as exc:  # a broken store or page must answer, not kill the connection silently
+            _log.warning("ui: cannot serve %s: %s", self.path, exc)
+            status, body = HTTPStatus.INTERNAL_SERVER_ERROR, _plain(f"cannot show this page: {type(exc).__name__}")
+        self._send(status, body, head=head)
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        self._get(head=False)
+
+    def do_HEAD(self) -> None:  # noqa: N802
+        self._get(head=True)
+
+    def _refuse(self) -> None:
+        self.send_response(HTTPStatus.METHOD_NOT_ALLOWED)
+        self.send_header("Allow", "GET, HEAD")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _refuse  # noqa: N815
+
+
+def _plain(message: str) -> str:
+    from html import escape
+
+    return f"<!doctype html><title>citetrace</title><p>{escape(message)}</p><p><a href=\"/\">all runs</a></p>"
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], store: Store) -> None:
+        self.store = store
+        super().__init__(address, _Handler)
+
+
+class RunBrowser:
+    """The local run browser. ``with RunBrowser(store) as ui: print(ui.url)``; binds 127.0.0.1 by default."""
+
+    def __init__(self, store: Store, *, host: str = "127.0.0.1", port: int = 0) -> None:
+        self._server = _Server((host, port), store)
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        shown = f"[{host}]" if ":" in str(host) else str(host)
+        return f"http://{shown}:{port}/"
+
+    def start(self) -> "RunBrowser":
+        """Serve in a daemon thread."""
+        self._thread = threading.Thread(target=self._server.serve_forever, name="citetrace-ui", daemon=True)
+        self._thread.start()
+        return self
+
+    def serve_forever(self) -> None:
+        """Serve on this thread until interrupted."""
+        self._server.serve_forever()
+
+    def stop(self) -> None:
+        """Stop serving and close the socket."""
+        self._server.shutdown()
+        self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> "RunBrowser":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,31 @@
+(function () {
+  "use strict";
+  function pad(n) { return (n < 10 ? "0" : "") + n; }
+  document.querySelectorAll("time[datetime]").forEach(function (el) {
+    var d = new Date(el.getAttribute("datetime"));
+    if (isNaN(d.getTime())) { return; }
+    el.title = el.textContent;
+    el.textContent = d.getFullYear() + "-" + pad(d.getMonth() + 1) + "-" + pad(d.getDate()) + " " +
+      pad(d.getHours()) + ":" + pad(d.getMinutes()) + ":" + pad(d.getSeconds());
+  });
+  var rows = Array.prototype.slice.call(document.querySelectorAll("[data-nav] > summary, [data-nav-row]"));
+  document.addEventListener("keydown", function (ev) {
+    var t = ev.target;
+    if (ev.ctrlKey || ev.metaKey || ev.altKey || (t && /^(INPUT|SELECT|TEXTAREA)$/.test(t.tagName))) { return; }
+    var at = rows.indexOf(document.activeElement);
+    if (ev.key === "j" || ev.key === "k") {
+      if (!rows.length) { return; }
+      var next = ev.key === "j" ? Math.min(rows.length - 1, at + 1) : Math.max(0, at < 0 ? 0 : at - 1);
+      rows[next].focus(); ev.preventDefault();
+    } else if (ev.key === "/") {
+      var q = document.getElementById("q");
+      if (q) { q.focus(); ev.preventDefault(); }
+    }
+  });
+  window.addEventListener("beforeprint", function () {
+    document.querySelectorAll("details").forEach(function (d) { d.setAttribute("data-was-open", d.open ? "1" : ""); d.open = true; });
+  });
+  window.addEventListener("afterprint", function () {
+    document.querySelectorAll("details[data-was-open]").forEach(function (d) { d.open = d.getAttribute("data-was-open") === "1"; });
+  });
+})();
