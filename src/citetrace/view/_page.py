@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import datetime as _dt
 import hashlib
+import html
 import re
 from functools import lru_cache
 from importlib import resources
@@ -109,7 +110,7 @@ def _common(form_self: bool) -> dict[str, Any]:
 def content_security_policy(page: str) -> str:
     """The policy a page carries in its meta tag, for a server to send as a header too."""
     m = re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', page)
-    return (m.group(1) + "; frame-ancestors 'none'") if m else "default-src 'none'"
+    return (html.unescape(m.group(1)) + "; frame-ancestors 'none'") if m else "default-src 'none'"
 
 
 def vital_signs_chart(iterations: Sequence[Mapping[str, Any]]) -> str:

@@ -109,8 +109,9 @@ class RunBrowser:
 
     @property
     def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        shown = f"[{host}]" if ":" in str(host) else str(host)
+        address, port = self._server.server_address[:2]
+        host = address.decode() if isinstance(address, bytes) else str(address)
+        shown = f"[{host}]" if ":" in host else host
         return f"http://{shown}:{port}/"
 
     def start(self) -> "RunBrowser":
