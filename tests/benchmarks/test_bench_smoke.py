@@ -154,3 +154,12 @@ def test_strace_lines_outside_loopback_are_flagged() -> None:
     assert bench_capture._external_syscall(v6 % "2001:db8::1")
     assert not bench_capture._external_syscall(v6 % "::1")
     assert not bench_capture._external_syscall('1 connect(3, {sa_family=AF_UNIX, sun_path="/run/x"}, 110) = 0')
+
+
+def test_view_quick_prints_its_table() -> None:
+    """bench_view --quick renders and loads a run page and prints one row per step, the baseline first."""
+    out = _run("bench_view.py", "--quick")
+    (table,) = _tables(out)
+    assert [row[0] for row in table[1:]][0].startswith("`citetrace show`")
+    assert len(table) == 5 and all(float(row[1].strip("*")) >= 0 for row in table[1:])
+    assert "50 call rows in the DOM" in out

@@ -65,14 +65,22 @@ def test_every_panel_says_what_bad_means_and_where_to_look() -> None:
 
 
 def test_latency_panels_request_exemplars_and_datasource_links_them_to_traces() -> None:
-    """Latency quantile queries ask for exemplars; the Prometheus datasource maps trace_id to the trace backend."""
+    """Latency quantile queries ask for exemplars; the datasource maps trace_id to the traces and the run page."""
     latency = [t for _, title, t in panel_queries() if names.METRIC_TOOL_CALL_DURATION_SECONDS + "_bucket" in t["expr"]]
     assert len(latency) >= 5
     assert all(t.get("exemplar") is True for t in latency)
     prom = next(d for d in _yaml("grafana/provisioning/datasources/citetrace.yaml")["datasources"]
                 if d["uid"] == PROMETHEUS_UID)
     links = prom["jsonData"]["exemplarTraceIdDestinations"]
-    assert links == [{"name": "trace_id", "datasourceUid": TRACES_UID}]
+    assert links[0] == {"name": "trace_id", "datasourceUid": TRACES_UID}
+    assert links[1]["name"] == "trace_id" and links[1]["url"].endswith("/runs/${__value.raw}")
+
+
+def test_every_dashboard_links_the_run_browser() -> None:
+    """Each dashboard carries a link to `citetrace ui`, whose /runs/ID page also opens a run by trace id."""
+    for board in dashboards().values():
+        urls = [link.get("url", "") for link in board.get("links", [])]
+        assert any(u.endswith(":8377/") for u in urls), board["title"]
 
 
 def test_drilldown_has_a_tool_variable_used_by_every_query() -> None:

@@ -6,6 +6,7 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
+from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
@@ -25,15 +26,19 @@ def ui(demo_store: str) -> Iterator[RunBrowser]:
     store.close()
 
 
-def test_list_filters_and_opens_a_run(ui: RunBrowser, demo_runs: list[dict[str, Any]], open_page: Any) -> None:
+def test_list_filters_and_opens_a_run(ui: RunBrowser, demo_runs: list[dict[str, Any]], open_page: Any,
+                                      artifacts: Path) -> None:
     """Filtering by failure reason keeps exactly the runs with it; clicking a run opens its page."""
     page = open_page(ui.url).page
     assert page.locator("#runs tr[data-run]").count() == len(demo_runs)
+    page.screenshot(path=str(artifacts / "ui-run-list.png"), full_page=True)
     page.select_option("#reason", "rate_limited")
-    page.click("button[type=submit]")
+    with page.expect_navigation():
+        page.click("button[type=submit]")
     wanted = [r["run_id"] for r in demo_runs if "rate_limited" in r["summary"]["failure_reasons"]]
     assert page.locator("#runs tr[data-run]").evaluate_all("els => els.map(e => e.dataset.run)") == wanted
-    page.click(f"a[href='/runs/{wanted[0]}']")
+    with page.expect_navigation():
+        page.click(f"a[href='/runs/{wanted[0]}']")
     assert page.locator("#run-id").inner_text() == wanted[0]
     assert page.locator(".call[data-status='rate_limited']").count() >= 1
 
@@ -46,7 +51,8 @@ def test_outcome_filter_and_trace_id_search(ui: RunBrowser, demo_runs: list[dict
     target = demo_runs[-1]
     page = open_page(ui.url).page
     page.fill("#q", target["trace_id"])
-    page.keyboard.press("Enter")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
     assert page.locator("#runs tr[data-run]").evaluate_all("els => els.map(e => e.dataset.run)") == [target["run_id"]]
     page = open_page(ui.url + "runs/" + target["trace_id"]).page
     assert page.locator("#run-id").inner_text() == target["run_id"]

@@ -31,6 +31,8 @@ ALERT_WEBHOOK_GRAFANA = "http://alert-sink:5001/grafana"
 """Receiver of Grafana-managed alerts: docker-compose's alert-sink, which prints them. Point it at your pager."""
 EXEMPLAR_TRACE_ID_LABEL = "trace_id"
 """Exemplar label holding the trace id (set by citetrace.summary on the latency histogram)."""
+RUN_BROWSER_URL = "http://localhost:8377"
+"""Where ``citetrace ui`` answers for the person looking at Grafana (its default port on their machine)."""
 DASHBOARDS_PATH = "/var/lib/grafana/dashboards/citetrace"
 """Where docker-compose mounts ``grafana/dashboards`` inside the Grafana container."""
 
@@ -53,7 +55,10 @@ def datasources() -> dict[str, Any]:
                     "manageAlerts": True,
                     "alertmanagerUid": ALERTMANAGER_UID,
                     "exemplarTraceIdDestinations": [
-                        {"name": EXEMPLAR_TRACE_ID_LABEL, "datasourceUid": TRACES_UID}
+                        {"name": EXEMPLAR_TRACE_ID_LABEL, "datasourceUid": TRACES_UID},
+                        # the same exemplar opens the run page: `citetrace ui` finds a run by trace id
+                        {"name": EXEMPLAR_TRACE_ID_LABEL, "url": RUN_BROWSER_URL + "/runs/${__value.raw}",
+                         "urlDisplayLabel": "Open the run page"},
                     ],
                 },
             },

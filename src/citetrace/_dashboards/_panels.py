@@ -20,7 +20,7 @@ from grafana_foundation_sdk.models.dashboard import (
     VariableSort,
 )
 
-from citetrace._dashboards._datasources import PROMETHEUS_UID
+from citetrace._dashboards._datasources import PROMETHEUS_UID, RUN_BROWSER_URL
 
 __all__ = [
     "Q", "PROMETHEUS", "RATE", "RANGE", "TAG",
@@ -167,6 +167,13 @@ def new_dashboard(title: str, uid: str, description: str, link_title: str) -> da
             .tags([TAG])
             .include_vars(True)
             .keep_time(True)
+        )
+        .link(
+            dashboard.DashboardLink("Run browser (citetrace ui)")
+            .type(DashboardLinkType.LINK)
+            .url(RUN_BROWSER_URL + "/")
+            .tooltip("The run list and each run's page: `citetrace ui` on the machine that holds the run store")
+            .target_blank(True)
         )
     )
 

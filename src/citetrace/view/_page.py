@@ -40,7 +40,8 @@ _FIGURES = (
     ("cited_not_fetched", "cited, never fetched", True),
 )
 _CSS_CLASS = re.compile(r"[^a-z_]")
-_SERIES = ("open_questions", "unresolved_claims", "tool_calls", "new_evidence")
+_SERIES = ("open_questions", "unresolved", "tool_calls", "new_evidence")
+"""The ledger's per-iteration vital signs the chart draws (keys of ``Ledger.iterations()``)."""
 
 
 def _iso(ts: float) -> str:

@@ -55,13 +55,21 @@ def page_for_run(store: Store, ref: str, *, evaluation: Mapping[str, Any] | None
 
 
 def _ledger(store: Store, run: RunRecord) -> Mapping[str, Any] | None:
-    """The run's ledger as the page shows it, when the ledger package and a ledger for this run exist."""
-    try:
-        from citetrace.ledger import view_data  # type: ignore[attr-defined]
-    except ImportError:
+    """The run's ledger as the page shows it, or None when the run kept none."""
+    if not store.ledger_entries(run.run_id):
         return None
-    data: Mapping[str, Any] | None = view_data(store, run.run_id)
+    from citetrace.ledger import Ledger
+
+    data = Ledger.open(run.run_id, store=store).as_dict()
+    for claim in data.get("claims") or ():
+        claim["history"] = [_history_line(h) for h in claim.get("history") or ()]
     return data
+
+
+def _history_line(entry: Mapping[str, Any]) -> str:
+    evidence = ", ".join(entry.get("evidence") or ())
+    return (f"pass {entry.get('pass_no')}: {entry.get('from_status')} -> {entry.get('to_status')}"
+            + (f" [{evidence}]" if evidence else "") + (f" {entry.get('reason')}" if entry.get("reason") else ""))
 
 
 def _row(run: RunRecord) -> dict[str, Any]:
