@@ -251,9 +251,24 @@ REJECT_INVALID_SPAN: Final = "invalid_span"
 REJECT_ATTRIBUTE_TYPE: Final = "attribute_type"
 """``citetrace serve``: spans refused because a summary attribute has the wrong OTLP type (a ``kvlistValue``
 where a string belongs, an array mixing strings and maps); reported as partial success."""
+REJECT_METHOD: Final = "method"
+"""``citetrace serve`` rejection: a method other than POST on ``/v1/traces`` (405)."""
+REJECT_TIMEOUT: Final = "timeout"
+"""``citetrace serve`` rejection: the whole request (headers and body) did not arrive within
+``--request-timeout`` of its first byte (408, connection closed)."""
+REJECT_EVICTED: Final = "evicted"
+"""``citetrace serve``: a connection closed to make room at ``--max-connections`` (the one waiting longest
+without a complete request; 408 when a request was under way)."""
+REJECT_INFLIGHT_BUDGET: Final = "inflight_budget"
+"""``citetrace serve`` rejection: the body would take the bytes held over all connections past
+``--max-inflight-bytes`` (503 + ``Retry-After``)."""
+REJECT_DECODE_BUDGET: Final = "decode_budget"
+"""``citetrace serve`` rejection: decoding the body would take the bytes being decoded at once past
+``--max-decode-bytes`` (503 + ``Retry-After``)."""
 REJECT_REASONS: Final = (
     REJECT_MALFORMED, REJECT_TOO_LARGE, REJECT_CONTENT_TYPE, REJECT_UNAUTHORIZED, REJECT_INVALID_SPAN,
-    REJECT_ATTRIBUTE_TYPE,
+    REJECT_ATTRIBUTE_TYPE, REJECT_METHOD, REJECT_TIMEOUT, REJECT_EVICTED, REJECT_INFLIGHT_BUDGET,
+    REJECT_DECODE_BUDGET,
 )
 """Closed set of the ``reason`` label of ``citetrace_serve_rejected_total``."""
 

@@ -191,19 +191,21 @@ def test_stop_answers_503_and_reports_lost_traces(make_service: MakeService, sto
     assert store.get_run("r-done") is not None
 
 
-def test_connection_flood_is_refused_not_queued(make_service: MakeService) -> None:
-    """With every connection slot held by idle clients, a new client gets 503 at once; a freed slot serves again."""
+def test_connection_flood_makes_room_for_a_legitimate_client(make_service: MakeService) -> None:
+    """With every connection slot held by silent clients, a new client is served: the oldest waiter is closed."""
     import socket
 
     service = make_service(max_connections=3)
     idle = [socket.create_connection(("127.0.0.1", service.port)) for _ in range(3)]
     try:
-        wait_for(lambda: post(service, b"", {"Content-Type": PB})[0] == 503, 5)
+        body = encode_request(healthy_run(0x8001)).SerializeToString()
+        assert post(service, body, {"Content-Type": PB})[0] == 200
+        idle[0].settimeout(5)
+        assert idle[0].recv(4096).startswith(b"HTTP/1.1 408")  # the oldest silent client was told and closed
+        assert sample(scrape(service), names.METRIC_SERVE_REJECTED_TOTAL, reason=names.REJECT_EVICTED) == 1
     finally:
         for sock in idle:
             sock.close()
-    wait_for(lambda: post(service, encode_request(healthy_run(0x8001)).SerializeToString(),
-                          {"Content-Type": PB})[0] == 200, 5)
 
 
 def test_exposition_passes_promtool(make_service: MakeService, store: MemoryStore) -> None:

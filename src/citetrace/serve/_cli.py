@@ -67,7 +67,7 @@ _FLAGS: dict[str, tuple[tuple[str, ...], Callable[[str], Any], Any, str]] = {
                        "bytes all traces in flight hold together (estimate); the least recent is evicted above it"),
     "request_timeout": ((names.ENV_SERVE_REQUEST_TIMEOUT,), _positive_float, 30.0,
                         "seconds a client has for one whole request, headers and body (408 after)"),
-    "max_connections": ((names.ENV_SERVE_MAX_CONNECTIONS,), _positive_int, 64,
+    "max_connections": ((names.ENV_SERVE_MAX_CONNECTIONS,), _positive_int, 1024,
                         "open connections; past it the longest-waiting incomplete or idle one is closed"),
     "max_inflight_bytes": ((names.ENV_SERVE_MAX_INFLIGHT_BYTES,), _positive_int, 64 * 1024 * 1024,
                            "request-body bytes held at once over all connections (503 + Retry-After above)"),

@@ -1,35 +1,47 @@
 """The OTLP/HTTP endpoint of ``citetrace serve``: ``POST /v1/traces`` and ``GET /healthz``.
 
-Answers follow the OTLP/HTTP specification: 200 with an ``ExportTraceServiceResponse`` (``partial_success``
-when some spans were refused), 400 for a body that does not parse, 413 over the size limit, 415 for a media
-type or encoding we do not speak, 401 without the bearer token, 503 (retryable) while shutting down. Error
-bodies are a ``google.rpc.Status`` in the request's encoding. No input makes the handler raise: unexpected
-errors answer 500, are logged once and counted.
+One asyncio loop owns every connection; h11 (the HTTP/1.1 parser uvicorn's pure-Python backend uses) parses
+them. Why not ``http.server`` or uvicorn: a thread per connection lets a few slow clients hold every slot,
+and neither server has a deadline for receiving a whole request (uvicorn's ``timeout_keep_alive`` is reset by
+every byte; its request-start timeout was never built, Kludex/uvicorn#157). docs/collector.md has the figures.
+
+The rules, each counted when it bites:
+- a request (headers and body) must arrive within ``request_timeout`` of its first byte, else 408 and close;
+- at ``max_connections`` the connection that has waited longest without a complete request is closed to let
+  the new one in (408 if it was mid-request), so slow clients cannot lock legitimate ones out;
+- request bodies held at once over all connections are bounded (``inflight``), and so are decompressed bytes
+  being decoded at once (``decode``): over either, 503 with ``Retry-After``;
+- a refusal sent before the body is read (401, 413, 415, ...) is followed by reading and discarding a bounded
+  part of the body before closing, so the client reads the answer instead of hitting a broken pipe.
+Decoding runs in a small thread pool so the loop keeps reading other connections. Answers follow the OTLP/HTTP
+specification; error bodies are a ``google.rpc.Status`` in the request's encoding.
 """
 
 from __future__ import annotations
 
-import hmac
-import json
+import asyncio
+import concurrent.futures
 import logging
+import socket
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, NamedTuple
 
-from google.protobuf import json_format
-from google.rpc import code_pb2, status_pb2
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
+import h11
 
 from citetrace import names
+from citetrace.serve._answers import Answer, health_answer, otlp_answer, status_answer
+from citetrace.serve._budget import ByteBudget
 from citetrace.serve._decode import JSON, PROTOBUF, BodyError, Decoded, decode_body, decompress
 
-__all__ = ["IngestServer", "Ingest", "Accepted"]
+__all__ = ["IngestServer", "Ingest", "Accepted", "Limits"]
 
 _log = logging.getLogger("citetrace.serve")
-_GRPC_CODE = {400: code_pb2.INVALID_ARGUMENT, 401: code_pb2.UNAUTHENTICATED, 404: code_pb2.NOT_FOUND,
-              405: code_pb2.UNIMPLEMENTED, 411: code_pb2.INVALID_ARGUMENT, 413: code_pb2.RESOURCE_EXHAUSTED,
-              415: code_pb2.INVALID_ARGUMENT, 500: code_pb2.INTERNAL, 503: code_pb2.UNAVAILABLE}
-_TRACES_PATH = "/v1/traces"
+_TRACES_PATH = b"/v1/traces"
+_HEALTH_PATH = b"/healthz"
+_READ_SIZE = 256 * 1024
+_MAX_HEADER_BYTES = 64 * 1024
+_IDLE_SECONDS = 60.0
+_LINGER_SECONDS = 2.0
 
 
 class Accepted(NamedTuple):
@@ -66,150 +78,339 @@ class Ingest:
         self.keys = keys
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server: "IngestServer"
-    protocol_version = "HTTP/1.1"
-    server_version = "citetrace-serve"
-    timeout = 60  # a client that stalls mid-body or idles on keep-alive gives its thread back
+class Limits(NamedTuple):
+    """The HTTP layer's bounds (docs/collector.md, "Bounded")."""
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
-        _log.debug("%s " + format, self.address_string(), *args)
-
-    # -- answers -------------------------------------------------------------------------------------
-    def _send(self, code: int, body: bytes, content_type: str, *, close: bool = False,
-              headers: dict[str, str] | None = None) -> None:
-        self.send_response(code)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        for key, value in (headers or {}).items():
-            self.send_header(key, value)
-        if close:
-            self.send_header("Connection", "close")
-            self.close_connection = True
-        self.end_headers()
-        self.wfile.write(body)
-
-    def _media(self) -> str:
-        media = self.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
-        return JSON if media == JSON else PROTOBUF
-
-    def _fail(self, code: int, reason: str | None, message: str, *, close: bool = False,
-              headers: dict[str, str] | None = None) -> None:
-        status = status_pb2.Status(code=_GRPC_CODE.get(code, code_pb2.UNKNOWN), message=message)
-        media = self._media()
-        body = (json_format.MessageToJson(status).encode() if media == JSON else status.SerializeToString())
-        self.server.ingest.answered(code, reason)
-        self._send(code, body, media, close=close, headers=headers)
-
-    # -- routes --------------------------------------------------------------------------------------
-    def do_GET(self) -> None:  # noqa: N802 - stdlib name
-        if self.path.split("?", 1)[0] != "/healthz":
-            self._fail(404, None, f"no such resource {self.path!r}; OTLP traces go to POST {_TRACES_PATH}")
-            return
-        ingest = self.server.ingest
-        body = dict(ingest.health())
-        draining = ingest.draining()
-        body["status"] = "draining" if draining else "ok"
-        self._send(503 if draining else 200, json.dumps(body).encode(), JSON)
-
-    def do_POST(self) -> None:  # noqa: N802 - stdlib name
-        try:
-            self._post()
-        except (BrokenPipeError, ConnectionResetError, TimeoutError):
-            self.close_connection = True
-        except Exception as exc:  # noqa: BLE001 - bad input must never take the service down
-            self.server.ingest.on_error(exc)
-            try:
-                self._fail(500, None, "internal error while handling the request (logged)", close=True)
-            except OSError:
-                self.close_connection = True
-
-    def _post(self) -> None:
-        ingest = self.server.ingest
-        if self.path.split("?", 1)[0] != _TRACES_PATH:
-            self._fail(404, None, f"no such resource {self.path!r}; OTLP traces go to POST {_TRACES_PATH}",
-                       close=True)
-            return
-        if ingest.draining():
-            self._fail(503, None, "citetrace serve is shutting down; retry", close=True,
-                       headers={"Retry-After": "1"})
-            return
-        if ingest.token is not None:
-            given = self.headers.get("Authorization", "")
-            if not hmac.compare_digest(given.encode(), f"Bearer {ingest.token}".encode()):
-                self._fail(401, names.REJECT_UNAUTHORIZED, "missing or wrong bearer token", close=True,
-                           headers={"WWW-Authenticate": "Bearer"})
-                return
-        content_type = self.headers.get("Content-Type", "")
-        media = content_type.split(";", 1)[0].strip().lower()
-        if media not in (PROTOBUF, JSON):
-            self._fail(415, names.REJECT_CONTENT_TYPE,
-                       f"unsupported Content-Type {content_type!r}; use {PROTOBUF} or {JSON}", close=True)
-            return
-        raw_length = self.headers.get("Content-Length")
-        if raw_length is None or not raw_length.strip().isdigit():
-            self._fail(411, names.REJECT_MALFORMED, "a Content-Length header is required", close=True)
-            return
-        length = int(raw_length)
-        if length > ingest.max_body_bytes:
-            self._fail(413, names.REJECT_TOO_LARGE,
-                       f"body of {length} bytes exceeds the limit of {ingest.max_body_bytes}", close=True)
-            return
-        body = self.rfile.read(length)
-        if len(body) != length:
-            self._fail(400, names.REJECT_MALFORMED, "body shorter than its Content-Length", close=True)
-            return
-        try:
-            plain = decompress(body, self.headers.get("Content-Encoding", ""), ingest.max_body_bytes)
-            decoded = decode_body(plain, content_type, ingest.keys)
-        except BodyError as exc:
-            self._fail(exc.status, exc.reason, str(exc))
-            return
-        accepted = ingest.accept(decoded)
-        if accepted.retry:
-            self._fail(503, None, "citetrace serve is shutting down; retry", close=True, headers={"Retry-After": "1"})
-            return
-        response = ExportTraceServiceResponse()
-        refused = decoded.rejected + accepted.refused
-        if refused:
-            response.partial_success.rejected_spans = refused
-            response.partial_success.error_message = decoded.problem or accepted.problem
-        payload = (json_format.MessageToJson(response, indent=None).encode() if media == JSON
-                   else response.SerializeToString())
-        ingest.answered(200, None)
-        self._send(200, payload, media)
+    max_connections: int = 1024
+    request_timeout: float = 30.0
+    max_inflight_bytes: int = 64 * 1024 * 1024
+    max_decode_bytes: int = 32 * 1024 * 1024
+    decode_workers: int = 4
 
 
-class IngestServer(ThreadingHTTPServer):
-    """A threading HTTP server bound to ``(host, port)`` (port 0 picks a free one).
+class _Timeout(Exception):
+    """The request's deadline passed."""
 
-    At most ``max_connections`` connections are served at once (one thread each); more are answered 503 at
-    once and closed, so a connection flood cannot grow threads and memory without bound.
+
+class _Conn:
+    """One connection's state as the eviction policy sees it."""
+
+    __slots__ = ("task", "since", "busy", "mid_request", "evicted")
+
+    def __init__(self, task: asyncio.Task[None] | None, now: float) -> None:
+        self.task = task
+        self.since = now
+        self.busy = False
+        self.mid_request = True  # a new connection owes its first request within the deadline
+        self.evicted = False
+
+
+class IngestServer:
+    """An OTLP/HTTP server bound to ``(host, port)`` at construction (port 0 picks a free one).
+
+    ``serve_forever()`` runs the loop in the calling thread until ``shutdown()`` (from any thread).
     """
 
-    daemon_threads = True
-    allow_reuse_address = True
-    request_queue_size = 128
-
-    def __init__(self, host: str, port: int, ingest: Ingest, max_connections: int = 64) -> None:
+    def __init__(self, host: str, port: int, ingest: Ingest, limits: Limits | None = None) -> None:
         self.ingest = ingest
-        self._slots = threading.BoundedSemaphore(max_connections)
-        super().__init__((host, port), _Handler)
+        self.limits = limits = limits or Limits()
+        floor = ingest.max_body_bytes
+        self.inflight = ByteBudget(max(limits.max_inflight_bytes, floor))
+        self.decode = ByteBudget(max(limits.max_decode_bytes, floor))
+        self._sock = socket.create_server((host, port), backlog=1024)
+        self._sock.setblocking(False)
+        self.server_address: tuple[Any, ...] = self._sock.getsockname()
+        self._pool = concurrent.futures.ThreadPoolExecutor(max(1, limits.decode_workers), "citetrace-serve-decode")
+        self._conns: dict[_Conn, None] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+        self._ready = threading.Event()
+        self._done = threading.Event()
 
-    def process_request(self, request: Any, client_address: Any) -> None:
-        if not self._slots.acquire(blocking=False):
-            self.ingest.answered(503, None)
-            try:
-                request.sendall(b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 0\r\n"
-                                b"Connection: close\r\n\r\n")
-            except OSError:
-                pass
-            self.shutdown_request(request)
-            return
-        super().process_request(request, client_address)
-
-    def process_request_thread(self, request: Any, client_address: Any) -> None:
+    # -- lifecycle -----------------------------------------------------------------------------------
+    def serve_forever(self, poll_interval: float = 0.0) -> None:  # noqa: ARG002 - http.server's signature
+        """Serve until ``shutdown()``."""
         try:
-            super().process_request_thread(request, client_address)
+            asyncio.run(self._main())
         finally:
-            self._slots.release()
+            self._ready.set()
+            self._done.set()
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._stop = asyncio.Event()
+        server = await asyncio.start_server(self._connection, sock=self._sock, limit=_READ_SIZE)
+        self._ready.set()
+        try:
+            await self._stop.wait()
+        finally:
+            server.close()
+            tasks = [c.task for c in self._conns if c.task is not None]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    def shutdown(self) -> None:
+        """Stop serving and wait (bounded) for the loop to finish."""
+        self._ready.wait(5)
+        loop, stop = self._loop, self._stop
+        if loop is not None and stop is not None and not self._done.is_set():
+            loop.call_soon_threadsafe(stop.set)
+            self._done.wait(5)
+
+    def server_close(self) -> None:
+        """Release the socket and the decode threads."""
+        self._sock.close()
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    # -- connections ---------------------------------------------------------------------------------
+    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        loop = asyncio.get_running_loop()
+        conn = _Conn(asyncio.current_task(), loop.time())
+        if len(self._conns) >= self.limits.max_connections and not self._evict_one():
+            self.ingest.answered(503, None)
+            await self._write_raw(writer, status_answer(503, "too many connections busy; retry", PROTOBUF,
+                                                        retry=True))
+            return
+        self._conns[conn] = None
+        try:
+            await self._serve(conn, reader, writer)
+        except asyncio.CancelledError:
+            if conn.evicted and conn.mid_request:
+                writer.write(status_answer(408, "connection closed to make room for others", PROTOBUF).raw())
+        except OSError:
+            pass  # the client went away, or did not read its answer in time (TimeoutError is an OSError)
+        except Exception as exc:  # noqa: BLE001 - no input may take the loop down; counted and logged once
+            self.ingest.on_error(exc)
+        finally:
+            self._conns.pop(conn, None)
+            writer.close()
+
+    def _evict_one(self) -> bool:
+        """Close the connection waiting longest without a complete request (idle or mid-request)."""
+        waiting = [c for c in self._conns if not c.busy and not c.evicted]
+        if not waiting:
+            return False
+        victim = min(waiting, key=lambda c: c.since)
+        victim.evicted = True
+        if victim.mid_request:  # an idle keep-alive connection loses nothing, so only these are counted
+            self.ingest.answered(408, names.REJECT_EVICTED)
+        if victim.task is not None:
+            victim.task.cancel()
+        self._conns.pop(victim, None)
+        return True
+
+    async def _serve(self, conn: _Conn, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        loop = asyncio.get_running_loop()
+        timeout = self.limits.request_timeout
+        deadline: float | None = conn.since + timeout
+        h = h11.Connection(h11.SERVER, max_incomplete_event_size=_MAX_HEADER_BYTES)
+
+        async def next_event() -> Any:
+            nonlocal deadline
+            while True:
+                event = h.next_event()
+                if event is not h11.NEED_DATA:
+                    return event
+                wait = _IDLE_SECONDS if deadline is None else deadline - loop.time()
+                if wait <= 0:
+                    raise _Timeout
+                try:
+                    data = await asyncio.wait_for(reader.read(_READ_SIZE), wait)
+                except asyncio.TimeoutError:
+                    if deadline is None:
+                        return h11.ConnectionClosed()  # idle keep-alive connection: close quietly
+                    raise _Timeout from None
+                if deadline is None and data:
+                    deadline = loop.time() + timeout
+                    conn.mid_request, conn.since = True, loop.time()
+                h.receive_data(data)
+
+        while True:
+            try:
+                answer = await self._request(conn, h, next_event, writer)
+            except _Timeout:
+                self.ingest.answered(408, names.REJECT_TIMEOUT)
+                await self._write_raw(writer, status_answer(408, f"request not received within {timeout:g} s",
+                                                            PROTOBUF))
+                return
+            except h11.RemoteProtocolError as exc:
+                self.ingest.answered(400, names.REJECT_MALFORMED)
+                answer = status_answer(400, f"malformed HTTP request: {exc}", PROTOBUF, close=True)
+                await self._write_raw(writer, answer)
+                return
+            if answer is None:
+                return
+            await self._send(h, writer, answer)
+            if answer.close or h.our_state is h11.MUST_CLOSE or h.their_state is not h11.DONE:
+                if answer.linger:
+                    await self._linger(reader, deadline)
+                return
+            h.start_next_cycle()
+            deadline = None
+            conn.mid_request, conn.since, conn.busy = False, loop.time(), False
+
+    async def _request(self, conn: _Conn, h: h11.Connection, next_event: Callable[[], Any],
+                       writer: asyncio.StreamWriter) -> Answer | None:
+        """Read one request and produce its answer (None: the client closed the connection)."""
+        event = await next_event()
+        if isinstance(event, h11.ConnectionClosed):
+            return None
+        assert isinstance(event, h11.Request)
+        headers = {k.lower(): v for k, v in event.headers}
+        media = JSON if headers.get(b"content-type", b"").split(b";", 1)[0].strip().lower() == JSON.encode() else PROTOBUF
+        early = self._refuse(event, headers, media)
+        if early is not None:
+            return early
+        length = int(headers[b"content-length"]) if b"content-length" in headers else None
+        ingest = self.ingest
+        if length is not None and length > ingest.max_body_bytes:
+            ingest.answered(413, names.REJECT_TOO_LARGE)
+            return status_answer(413, f"body of {length} bytes exceeds the limit of {ingest.max_body_bytes}",
+                                 media, close=True)
+        reserved = length or 0
+        if reserved and not self.inflight.try_take(reserved):
+            ingest.answered(503, names.REJECT_INFLIGHT_BUDGET)
+            return status_answer(503, "too many request bytes in flight; retry", media, close=True, retry=True)
+        try:
+            if h.they_are_waiting_for_100_continue:
+                writer.write(h.send(h11.InformationalResponse(status_code=100, headers=[])) or b"")
+            body = bytearray()
+            while True:
+                part = await next_event()
+                if isinstance(part, h11.EndOfMessage):
+                    break
+                if not isinstance(part, h11.Data):
+                    return None
+                body += part.data
+                if len(body) > reserved:  # chunked: reserve as it comes
+                    more = len(body) - reserved
+                    if len(body) > ingest.max_body_bytes:
+                        ingest.answered(413, names.REJECT_TOO_LARGE)
+                        return status_answer(413, f"body exceeds the limit of {ingest.max_body_bytes}", media,
+                                             close=True)
+                    if not self.inflight.try_take(more):
+                        ingest.answered(503, names.REJECT_INFLIGHT_BUDGET)
+                        return status_answer(503, "too many request bytes in flight; retry", media, close=True,
+                                             retry=True)
+                    reserved += more
+            conn.busy, conn.mid_request = True, False
+            loop = asyncio.get_running_loop()
+            encoding = headers.get(b"content-encoding", b"").decode("latin-1")
+            content_type = headers.get(b"content-type", b"").decode("latin-1")
+            return await loop.run_in_executor(self._pool, self._process, bytes(body), encoding, content_type, media)
+        finally:
+            self.inflight.give(reserved)
+
+    def _refuse(self, event: h11.Request, headers: dict[bytes, bytes], media: str) -> Answer | None:
+        """The answer for a request refused on its headers alone (None: go on and read the body)."""
+        ingest = self.ingest
+        path = event.target.split(b"?", 1)[0]
+        method = event.method
+        if path == _HEALTH_PATH and method == b"GET":
+            return health_answer(ingest.health(), ingest.draining())
+        if path != _TRACES_PATH:
+            ingest.answered(404, None)
+            return status_answer(404, f"no such resource {event.target.decode('latin-1')!r}; OTLP traces go to "
+                                 f"POST {_TRACES_PATH.decode()}", media, close=True)
+        if method != b"POST":
+            ingest.answered(405, names.REJECT_METHOD)
+            return status_answer(405, f"method {method.decode('latin-1')} not allowed; use POST", media, close=True,
+                                 headers=[(b"Allow", b"POST")])
+        if ingest.draining():
+            ingest.answered(503, None)
+            return status_answer(503, "citetrace serve is shutting down; retry", media, close=True, retry=True)
+        if ingest.token is not None and not _bearer_ok(headers.get(b"authorization", b""), ingest.token):
+            ingest.answered(401, names.REJECT_UNAUTHORIZED)
+            return status_answer(401, "missing or wrong bearer token", media, close=True,
+                                 headers=[(b"WWW-Authenticate", b"Bearer")])
+        raw_type = headers.get(b"content-type", b"")
+        if raw_type.split(b";", 1)[0].strip().lower() not in (PROTOBUF.encode(), JSON.encode()):
+            ingest.answered(415, names.REJECT_CONTENT_TYPE)
+            return status_answer(415, f"unsupported Content-Type {raw_type.decode('latin-1')!r}; use {PROTOBUF} "
+                                 f"or {JSON}", media, close=True)
+        return None
+
+    def _process(self, body: bytes, encoding: str, content_type: str, media: str) -> Answer:
+        """In a decode thread: decompress, decode within the decode budget, hand to the service, answer."""
+        ingest = self.ingest
+        try:
+            try:
+                plain = decompress(body, encoding, ingest.max_body_bytes)
+            except BodyError as exc:
+                ingest.answered(exc.status, exc.reason)
+                return status_answer(exc.status, str(exc), media)
+            del body
+            size = len(plain)
+            if not self.decode.try_take(size):
+                ingest.answered(503, names.REJECT_DECODE_BUDGET)
+                return status_answer(503, "too many bytes being decoded at once; retry", media, retry=True)
+            try:
+                decoded = decode_body(plain, content_type, ingest.keys)
+                del plain
+                accepted = ingest.accept(decoded)
+            except BodyError as exc:
+                ingest.answered(exc.status, exc.reason)
+                return status_answer(exc.status, str(exc), media)
+            finally:
+                self.decode.give(size)
+            if accepted.retry:
+                ingest.answered(503, None)
+                return status_answer(503, "citetrace serve is shutting down; retry", media, close=True, retry=True)
+            ingest.answered(200, None)
+            return otlp_answer(decoded.rejected + accepted.refused, decoded.problem or accepted.problem, media)
+        except Exception as exc:  # noqa: BLE001 - bad input must never take the service down
+            ingest.on_error(exc)
+            ingest.answered(500, None)
+            return status_answer(500, "internal error while handling the request (logged)", media, close=True)
+
+    # -- writing -------------------------------------------------------------------------------------
+    async def _send(self, h: h11.Connection, writer: asyncio.StreamWriter, answer: Answer) -> None:
+        headers = [(b"Content-Type", answer.media.encode()), (b"Content-Length", str(len(answer.body)).encode()),
+                   (b"Server", b"citetrace-serve"), *answer.headers]
+        if answer.close:
+            headers.append((b"Connection", b"close"))
+        data = h.send(h11.Response(status_code=answer.status, headers=headers)) or b""
+        data += h.send(h11.Data(data=answer.body)) or b""
+        data += h.send(h11.EndOfMessage()) or b""
+        writer.write(data)
+        await asyncio.wait_for(writer.drain(), self.limits.request_timeout)
+
+    async def _write_raw(self, writer: asyncio.StreamWriter, answer: Answer) -> None:
+        """An answer outside h11's state machine (after a protocol error, or before any request)."""
+        try:
+            writer.write(answer.raw())
+            await asyncio.wait_for(writer.drain(), 1.0)
+        except (OSError, asyncio.TimeoutError):
+            pass
+
+    async def _linger(self, reader: asyncio.StreamReader, deadline: float | None) -> None:
+        """Read and drop up to ``max_body_bytes`` of what the client is still sending, briefly, then close.
+
+        Closing a socket with unread data makes the kernel reset the connection, and the client then fails
+        with a broken pipe before it reads our answer; reading a bounded amount first lets it see the answer.
+        """
+        loop = asyncio.get_running_loop()
+        until = loop.time() + _LINGER_SECONDS
+        if deadline is not None:
+            until = min(until, max(deadline, loop.time() + 0.1))
+        budget = self.ingest.max_body_bytes
+        try:
+            while budget > 0:
+                wait = until - loop.time()
+                if wait <= 0:
+                    return
+                data = await asyncio.wait_for(reader.read(min(_READ_SIZE, budget)), wait)
+                if not data:
+                    return
+                budget -= len(data)
+        except (asyncio.TimeoutError, OSError):
+            return
+
+
+def _bearer_ok(header: bytes, token: str) -> bool:
+    """RFC 7235: the auth scheme is case-insensitive (``bearer`` = ``Bearer``); the token is compared exactly."""
+    import hmac
+
+    scheme, _, credentials = header.strip().partition(b" ")
+    return scheme.lower() == b"bearer" and hmac.compare_digest(credentials.strip(), token.encode())

@@ -15,7 +15,7 @@ from citetrace.summary._metrics import _NoCreated
 
 __all__ = ["ServeMetrics"]
 
-_CODES = ("200", "400", "401", "404", "405", "411", "413", "415", "500", "503")
+_CODES = ("200", "400", "401", "404", "405", "408", "413", "415", "500", "503")
 
 
 class ServeMetrics:

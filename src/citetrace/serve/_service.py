@@ -23,7 +23,7 @@ from citetrace._logonce import OnceLogger
 from citetrace.config import Settings, load_settings
 from citetrace.serve._assembler import SUMMARY_INPUTS, Assembler
 from citetrace.serve._decode import Decoded
-from citetrace.serve._http import Accepted, Ingest, IngestServer
+from citetrace.serve._http import Accepted, Ingest, IngestServer, Limits
 from citetrace.serve._selfmetrics import ServeMetrics
 from citetrace.store import Store
 from citetrace.summary import SummaryMetrics, Thresholds, TraceSummary, start_metrics_server
@@ -44,7 +44,7 @@ class ServeOptions:
     grace_seconds: float = 2.0
     max_body_bytes: int = 16 * 1024 * 1024
     drain_seconds: float = 0.0
-    max_connections: int = 64
+    max_connections: int = 1024
     request_timeout: float = 30.0
     max_inflight_bytes: int = 64 * 1024 * 1024
     max_decode_bytes: int = 32 * 1024 * 1024
@@ -100,7 +100,9 @@ class Service:
             keys=SUMMARY_INPUTS,
         )
         try:
-            self._server = IngestServer(opts.host, opts.port, ingest, max_connections=opts.max_connections)
+            self._server = IngestServer(opts.host, opts.port, ingest, Limits(
+                max_connections=opts.max_connections, request_timeout=opts.request_timeout,
+                max_inflight_bytes=opts.max_inflight_bytes, max_decode_bytes=opts.max_decode_bytes))
         except OSError as exc:
             raise OSError(exc.errno, f"cannot serve OTLP on {opts.host}:{opts.port}: {exc.strerror or exc}") from exc
         if opts.metrics_port is not None:
@@ -118,6 +120,13 @@ class Service:
         _log.info("citetrace serve: OTLP/HTTP on http://%s:%d/v1/traces, metrics on port %s",
                   opts.host, self.port, self.metrics_port)
         return self
+
+    @property
+    def http(self) -> IngestServer:
+        """The OTLP/HTTP server (its ``inflight`` and ``decode`` budgets are what tests and benchmarks read)."""
+        if self._server is None:
+            raise RuntimeError("the service is not started")
+        return self._server
 
     @property
     def port(self) -> int:
