@@ -8,7 +8,7 @@ One scripted research session per framework runs against it, with outcomes fixed
   raises ``UsageLimitExceededError``); any other query returns the two ``GOOD`` pages;
 - ``POST /extract``: each URL under ``/page/`` is read (``raw_content``), any other one fails
   (``failed_results``);
-- ``GET /page/<name>``: an HTML page; ``GET /gone/<name>``: 404.
+- ``GET /page/<name>``: an HTML page; ``GET /slow/<name>``: 429; anything else: 404.
 
 ``ANSWER`` cites one page that was searched and read, one that was only searched, and one that no search
 returned: the summary figures each test expects follow from it (``EXPECTED``).
@@ -54,6 +54,8 @@ class ResearchWeb:
                 web.requests.append(("GET", self.path))
                 if self.path.startswith("/page/"):
                     self._send(200, PAGE_HTML, "text/html; charset=utf-8")
+                elif self.path.startswith("/slow/"):
+                    self._send(429, "slow down", "text/plain")
                 else:
                     self._send(404, "not found", "text/plain")
 
@@ -141,6 +143,14 @@ def runs(tmp_path: Path) -> list[dict[str, Any]]:
                            f"sqlite:///{tmp_path / 'store.db'}"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     return list(reversed(json.loads(proc.stdout)))
+
+
+def show(tmp_path: Path, run_id: str) -> dict[str, Any]:
+    """``citetrace show RUN_ID --json``: the run with its calls and stored documents."""
+    proc = subprocess.run([sys.executable, "-m", "citetrace", "show", run_id, "--json", "--store",
+                           f"sqlite:///{tmp_path / 'store.db'}"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return dict(json.loads(proc.stdout))
 
 
 def figures(run: dict[str, Any]) -> dict[str, Any]:

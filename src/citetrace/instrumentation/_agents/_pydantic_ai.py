@@ -1,0 +1,63 @@
+"""PydanticAI: ``Agent.iter`` is the run, and its built-in ``web_fetch`` tool is a fetch.
+
+``run`` and ``run_stream`` enter ``iter`` (an async context manager); ``run_sync`` and
+``run_stream_events`` go through ``run``: one row covers them all. The run is current from ``__aenter__``
+to ``__aexit__`` and its answer is ``AgentRun.result.output`` (a structured output through ``str()``). An
+agent called from another agent's tool (agent delegation) runs inside that run and joins it.
+
+The built-in search tools are plain library calls citetrace already wraps: ``tavily_search_tool`` calls
+``AsyncTavilyClient.search`` and ``duckduckgo_search_tool`` calls ddgs' ``DDGS.text``. ``web_fetch_tool``
+downloads with its own httpx2 client, so ``WebFetchLocalTool.__call__`` is wrapped here: it returns
+``{url, title, content}`` (or ``BinaryContent``) and raises ``ModelRetry`` naming the HTTP error (a 429 in
+it is ``rate_limited``). Patched on the class, so tools made after instrumenting are covered.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from citetrace import names
+from citetrace.capture._core import ToolSpec
+from citetrace.instrumentation import _shapes
+from citetrace.instrumentation._agents._boundary import Boundary, text_of
+from citetrace.instrumentation._agents._deferred import context_row
+from citetrace.instrumentation._table_types import Patch
+
+__all__ = ["ROWS", "BOUNDARY", "WEB_FETCH"]
+
+DIST = "pydantic-ai-slim"
+
+
+def _agent(instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
+    name = getattr(instance, "name", None)
+    return name if isinstance(name, str) else None
+
+
+def _question(instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
+    """``user_prompt``: a str, or the str parts of a sequence of user content."""
+    prompt = args[0] if args else kwargs.get("user_prompt")
+    if isinstance(prompt, str):
+        return prompt
+    if isinstance(prompt, (list, tuple)):
+        return "\n".join(p for p in prompt if isinstance(p, str)) or None
+    return None
+
+
+def _answer(agent_run: Any) -> str | None:
+    result = getattr(agent_run, "result", None)
+    return None if result is None else text_of(getattr(result, "output", None))
+
+
+def _fetched_text(result: Any) -> str | None:
+    content = result.get("content") if isinstance(result, dict) else None
+    return content if isinstance(content, str) else None
+
+
+BOUNDARY = Boundary(agent=_agent, question=_question, answer=_answer, default_agent="pydantic-ai")
+WEB_FETCH = ToolSpec("pydantic_ai.web_fetch", names.TOOL_KIND_FETCH, url_from=_shapes.url_list_from(0, "url"),
+                     result_text=_fetched_text, classify=_shapes.probe_classify, is_rate_limit=_shapes.rate_limited)
+
+ROWS = (
+    context_row(DIST, "pydantic_ai.agent", "Agent.iter", BOUNDARY),
+    Patch(DIST, "pydantic_ai.common_tools.web_fetch", "WebFetchLocalTool.__call__", WEB_FETCH, is_async=True),
+)

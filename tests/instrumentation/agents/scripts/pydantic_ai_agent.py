@@ -1,0 +1,66 @@
+"""A research agent on PydanticAI: a scripted ``FunctionModel``, PydanticAI's own ``tavily_search`` and
+``web_fetch`` tools over the fake network. Imports nothing of citetrace (except in ``user_run`` mode)."""
+import asyncio
+import json
+import sys
+
+from pydantic_ai import Agent, RunContext
+from pydantic_ai.common_tools.tavily import tavily_search_tool
+from pydantic_ai.common_tools.web_fetch import web_fetch_tool
+from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from tavily import AsyncTavilyClient
+
+base, mode, answer = sys.argv[1], sys.argv[2], sys.argv[3]
+SESSION = [("tavily_search", {"query": "what is opentelemetry"}), ("tavily_search", {"query": "nothing at all"}),
+           ("web_fetch", {"url": base + "/page/a"}), ("web_fetch", {"url": base + "/gone/x"}),
+           ("web_fetch", {"url": base + "/slow/x"})]
+
+
+def scripted(calls: list) -> FunctionModel:
+    """One tool call per model turn, then the answer (the turn is the number of requests so far)."""
+
+    def respond(messages: list, info: AgentInfo) -> ModelResponse:
+        turn = sum(isinstance(m, ModelRequest) for m in messages) - 1
+        if turn < len(calls):
+            name, args = calls[turn]
+            return ModelResponse(parts=[ToolCallPart(name, json.dumps(args), tool_call_id=f"call-{turn}")])
+        return ModelResponse(parts=[TextPart(answer)])
+
+    return FunctionModel(respond)
+
+
+def researcher(name: str = "researcher") -> Agent:
+    tools = [tavily_search_tool(client=AsyncTavilyClient(api_key="k", api_base_url=base)),
+             web_fetch_tool(allow_local_urls=True, timeout=5)]
+    return Agent(scripted(SESSION), name=name, tools=tools, retries=3)
+
+
+async def main() -> object:
+    if mode == "run":
+        return (await researcher().run("What is OpenTelemetry?")).output == answer
+    if mode == "iter":
+        async with researcher().iter("What is OpenTelemetry?") as agent_run:
+            async for _node in agent_run:
+                pass
+        return agent_run.result is not None and agent_run.result.output == answer
+    if mode == "nested":
+        sub = researcher()
+        editor = Agent(scripted([("research", {"question": "What is OpenTelemetry?"})]), name="editor")
+
+        @editor.tool
+        async def research(ctx: RunContext[None], question: str) -> str:
+            """Delegate the research to the researcher agent."""
+            return (await sub.run(question, usage=ctx.usage)).output
+
+        return (await editor.run("Write a cited note on OpenTelemetry")).output == answer
+    if mode == "concurrent":
+        results = await asyncio.gather(researcher("r1").run("Q1"), researcher("r2").run("Q2"))
+        return [r.output == answer for r in results]
+    raise SystemExit(f"unknown mode {mode}")
+
+
+if mode == "sync":
+    print(researcher().run_sync("What is OpenTelemetry?").output == answer)
+else:
+    print(asyncio.run(main()))
