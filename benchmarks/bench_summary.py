@@ -44,7 +44,7 @@ from citetrace.capture import _state
 from citetrace.config import load_settings
 from citetrace.store import MemoryStore
 from citetrace.summary import TraceSummaryProcessor
-from citetrace.summary._urlkey import clear_cache
+from citetrace._urls import clear_key_cache as clear_cache
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _harness import CountingExporter  # noqa: E402  (the benchmarks' shared no-op exporter)

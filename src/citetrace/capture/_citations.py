@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import re
 
-from citetrace._urls import canonical_url, find_urls
+from citetrace._urlfind import URL_PATTERN
+from citetrace._urls import find_urls, url_key
 
 __all__ = ["cited_urls"]
 
 _REF_LINE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?\[(\^?[\w.-]+)\]:?[ \t]*<?(https?://\S+?)>?[ \t]*(?:[\"(].*)?$", re.M)
-_MARKER = re.compile(r"\[(\^?[\w.-]+)\](?!\()|(https?://[^\s<>\"'`\]\[]+)")
+_MARKER = re.compile(r"\[(\^?[\w.-]+)\](?!\()|(" + URL_PATTERN + ")")
 
 
 def cited_urls(text: str) -> list[str]:
-    """URLs cited by ``text``, de-duplicated by canonical form, in order of first citation."""
+    """URLs cited by ``text``, de-duplicated by URL key, in order of first citation."""
     refs: dict[str, str] = {}
     ref_spans: list[tuple[int, int]] = []
     for match in _REF_LINE.finditer(text):
@@ -45,7 +46,7 @@ def cited_urls(text: str) -> list[str]:
     seen: set[str] = set()
     out: list[str] = []
     for url in ordered:
-        key = canonical_url(url)
+        key = url_key(url)
         if key not in seen:
             seen.add(key)
             out.append(url)

@@ -8,7 +8,6 @@ swallowed, logged once and counted.
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Iterable, Mapping, Sequence
@@ -19,14 +18,17 @@ from opentelemetry.instrumentation.utils import is_instrumentation_enabled
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
 from citetrace import names
-from citetrace._urls import host_of, redact_text, redact_url, redact_urls
+from citetrace._redact import redact_arguments, redact_text, redact_url, redact_urls
+from citetrace._urls import host_of
 from citetrace.capture import _extract, _state
 from citetrace.capture._context import CURRENT_RUN, IN_TOOL, TOOL_CALL_ID, in_tool_call, run_in_context
+from citetrace.capture._failure import record_failure
 
 __all__ = ["ToolSpec", "invoke", "ainvoke", "in_tool_call"]
 
 _INTERNAL = SpanKind.INTERNAL
 _ERROR_STATUSES = (names.STATUS_ERROR, names.STATUS_RATE_LIMITED)
+_ARGUMENTS_CHARS = 4096  # gen_ai.tool.call.arguments is cut here, after redaction
 
 
 @dataclass(frozen=True)
@@ -97,11 +99,13 @@ class _Call:
             if url is not None:
                 self.url = redact_url(url)
                 attrs[names.URL_FULL] = self.url
-                host = host_of(url)
+                host = host_of(self.url)
                 if host:
                     attrs[names.SERVER_ADDRESS] = host
         if settings.capture_content:
-            attrs[names.GEN_AI_TOOL_CALL_ARGUMENTS] = _arguments_json(args, kwargs, spec.skip_self)
+            attrs[names.GEN_AI_TOOL_CALL_ARGUMENTS] = redact_arguments(
+                args[1:] if spec.skip_self else args, dict(kwargs), _ARGUMENTS_CHARS
+            )
         self.span: Span = _state.get_tracer().start_span(
             f"execute_tool {spec.name}", kind=_INTERNAL, attributes=attrs
         )
@@ -216,9 +220,7 @@ class _Call:
         span = self.span
         if span.is_recording():
             span.set_attributes(attrs)
-            span.record_exception(exc)
-            if failed:
-                span.set_status(Status(StatusCode.ERROR, f"{error_type}: {exc}"[:200]))
+            record_failure(span, exc, error_type)
         span.end()
         self._record(status, elapsed, http_status, None if failed else 0, 0, error_type, [])
 
@@ -277,11 +279,6 @@ def _content_hash(text: str) -> str:
     from citetrace.store import content_hash
 
     return content_hash(text)
-
-
-def _arguments_json(args: Sequence[Any], kwargs: Mapping[str, Any], skip_self: bool) -> str:
-    payload = {"args": list(args[1:] if skip_self else args), "kwargs": dict(kwargs)}
-    return redact_text(json.dumps(payload, default=repr)[:4096])
 
 
 def _start(spec: ToolSpec, args: Sequence[Any], kwargs: Mapping[str, Any]) -> _Call | None:

@@ -7,9 +7,10 @@ stream or mutate the object the agent gets back.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+
+from citetrace._urlfind import urls_in
 
 __all__ = [
     "query_hash",
@@ -30,7 +31,6 @@ URL_KWARGS = ("url", "link", "href", "uri", "page_url")
 _RESULT_KEYS = ("results", "organic_results", "items", "news_results", "hits", "documents", "data", "web")
 _URL_KEYS = ("url", "link", "href", "uri", "source", "sourceURL", "source_url")
 _TEXT_KEYS = ("content", "text", "markdown", "raw_content", "html", "body", "page_content", "rawHtml")
-_URL_RE = re.compile(r"https?://[^\s<>\"'\)\]\}]+")
 _RATE_NAMES = ("ratelimit", "rate_limit", "usagelimit", "toomanyrequests", "quotaexceeded", "throttl")
 
 
@@ -145,7 +145,7 @@ def scan_dict_items(result: Any) -> tuple[list[str], int] | None:
 def extract_urls(result: Any) -> tuple[list[str], int | None]:
     """(URLs in order, result count) from a search result; a plain string yields the URLs found in it."""
     if isinstance(result, str):
-        urls = _URL_RE.findall(result)
+        urls = urls_in(result)
         return urls, len(urls)
     items = locate_results(result)
     if items is None:

@@ -16,13 +16,14 @@ from typing import Any, Callable, TypeVar
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
-from opentelemetry.trace import Span, SpanKind, Status, StatusCode
+from opentelemetry.trace import Span, SpanKind
 
 from citetrace import names
-from citetrace._urls import redact_url
+from citetrace._redact import redact_report, redact_url
 from citetrace.capture._citations import cited_urls
 from citetrace.capture import _state
 from citetrace.capture._context import CURRENT_RUN, RUN_CONTEXT_KEY
+from citetrace.capture._failure import record_failure
 from citetrace.capture._hooks import run_end_hooks
 from citetrace.store import RunRecord, ToolCallRecord, content_hash
 
@@ -107,7 +108,7 @@ class Run:
                     names.ANSWER_HASH: content_hash(text),
                 }
                 if _state.state.settings.capture_content:
-                    attrs[names.ANSWER_TEXT] = text
+                    attrs[names.ANSWER_TEXT] = redact_report(text)
                 self.span.set_attributes(attrs)
         except Exception as exc:  # noqa: BLE001
             _state.count_error("capture", exc)
@@ -195,7 +196,7 @@ def start_run(question: str | None, agent: str) -> Run:
             names.GEN_AI_AGENT_NAME: agent,
         }
         if settings.capture_content and question:
-            attrs[names.RUN_QUESTION] = question
+            attrs[names.RUN_QUESTION] = redact_report(question)
         span = _state.get_tracer().start_span(f"invoke_agent {agent}", kind=SpanKind.INTERNAL, attributes=attrs)
         run = Run(question, agent, span)
         if span.is_recording():
@@ -204,7 +205,8 @@ def start_run(question: str | None, agent: str) -> Run:
         _state.count_error("capture", exc)
         run = Run(question, agent, trace.INVALID_SPAN)
     try:
-        _state.store().put_run(RunRecord(run.id, run.trace_id, run.agent, run.question, run.started_at))
+        question = redact_report(run.question) if run.question else run.question  # URLs redacted, prose kept
+        _state.store().put_run(RunRecord(run.id, run.trace_id, run.agent, question, run.started_at))
     except Exception as exc:  # noqa: BLE001
         _state.count_error("store_write", exc)
     return run
@@ -247,8 +249,7 @@ def finish_run(run: Run, exc: BaseException | None) -> None:
             run.error_type = type(exc).__qualname__
             if span.is_recording():
                 span.set_attribute(names.ERROR_TYPE, run.error_type)
-                span.record_exception(exc)
-                span.set_status(Status(StatusCode.ERROR, f"{run.error_type}: {exc}"[:200]))
+                record_failure(span, exc, run.error_type)
         if span.is_recording():
             trace_id = span.get_span_context().trace_id
             for hook in run_end_hooks():
@@ -263,7 +264,8 @@ def finish_run(run: Run, exc: BaseException | None) -> None:
     try:
         store = _state.store()
         store.put_calls(run.calls)
-        store.finish_run(run.id, ended_at=time.time(), answer=run.answer, error_type=run.error_type)
+        answer = redact_report(run.answer) if run.answer is not None else None  # URLs redacted, prose kept
+        store.finish_run(run.id, ended_at=time.time(), answer=answer, error_type=run.error_type)
     except Exception as err:  # noqa: BLE001
         _state.count_error("store_write", err)
     try:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from citetrace._urlfind import AUTOLINK, MARKDOWN_LINK, url_spans
+
 __all__ = ["Anchor", "find_anchors"]
 
 
@@ -32,10 +34,9 @@ class Anchor:
     key: str | None = None
 
 
-_LINK = re.compile(r"!?\[([^\]\n]*)\]\(\s*<?(https?://[^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+_LINK = MARKDOWN_LINK
 _REFLINK = re.compile(r"\[([^\]\n]+)\]\[([^\]\s^]{1,32})\]")
-_AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
-_URL = re.compile(r"https?://[^\s<>\"'\]\[)]+[^\s<>\"'\]\[).,;:!?]")
+_AUTOLINK = AUTOLINK
 _MARKER = re.compile(r"\[(?:\d{1,4}(?:\s*[,\-–]\s*\d{1,4})*|\^[^\]\s]{1,32})\](?!\()")
 
 
@@ -58,12 +59,12 @@ def find_anchors(sentence: str) -> list[Anchor]:
         if free(m.start(), m.end()) and not m.group(1).startswith("^") and not m.group(1).isdigit():
             out.append(Anchor(m.group(0), m.start(), m.end(), None, m.group(1), key=m.group(2)))
             taken.append((m.start(), m.end()))
-    for pattern in (_AUTOLINK, _URL):
-        for m in pattern.finditer(sentence):
-            if free(m.start(), m.end()):
-                url = m.group(1) if pattern is _AUTOLINK else m.group(0)
-                out.append(Anchor(m.group(0), m.start(), m.end(), url))
-                taken.append((m.start(), m.end()))
+    spans = [(m.start(), m.end(), m.group(1)) for m in _AUTOLINK.finditer(sentence)]
+    spans += [(s, e, sentence[s:e]) for s, e in url_spans(sentence)]  # the one URL extractor
+    for start, end, url in spans:
+        if free(start, end):
+            out.append(Anchor(sentence[start:end], start, end, url))
+            taken.append((start, end))
     for m in _MARKER.finditer(sentence):
         if free(m.start(), m.end()):
             out.append(Anchor(m.group(0), m.start(), m.end(), key=m.group(0)[1:-1]))

@@ -1,8 +1,9 @@
 """Mechanical checks that need no model: was the cited page fetched in the run, did a search return it,
 and is it stale (the page's own date is old while the claim speaks of the present).
 
-Everything here reads the run store only. URLs are compared as the same page (canonical form, http and https
-alike), the same rule the run summary uses for ``cited_not_fetched``.
+Everything here reads the run store only. URLs are compared by ``citetrace._urls.url_key`` (redacted, canonical, http and
+https alike), the same key the run summary uses for ``cited_not_fetched``: a cited URL carrying a secret meets
+the redacted URL the store holds.
 """
 
 from __future__ import annotations
@@ -12,15 +13,11 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 
 from citetrace import names
-from citetrace._urls import canonical_url
+from citetrace._urls import url_key as _key
 from citetrace.eval._facts import find_dates
 from citetrace.store import Document, Store
 
 __all__ = ["RunIndex", "page_date", "phrased_as_current", "is_stale"]
-
-
-def _key(url: str) -> str:
-    return canonical_url(url).split("://", 1)[-1]
 
 
 @dataclass

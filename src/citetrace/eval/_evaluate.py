@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from citetrace._urls import redact_url
+from citetrace._redact import redact_report, redact_url
 from citetrace.eval._checks import RunIndex, is_stale
 from citetrace.eval._claims import make_pairs
 from citetrace.eval._judges import Judge, judge_with_checker, make_judge
@@ -75,7 +75,8 @@ class PairResult:
         return {
             "sentence": s.index, "claim_index": self.pair.claim_index, "claim": self.pair.claim,
             "sentence_text": s.text, "inherited_citation": self.pair.inherited, "start": s.start, "end": s.end,
-            "url": redact_url(self.pair.url) if self.pair.url else None, "marker": self.pair.marker,
+            "url": redact_url(self.pair.url) if self.pair.url else None,
+            "marker": redact_report(self.pair.marker) if self.pair.marker else self.pair.marker,
             "problem": self.pair.problem, "has_citation": self.has_citation, "in_run_store": self.in_run_store,
             "fetch_failed": self.fetch_failed, "returned_by_search": self.returned_by_search,
             "resolves": self.resolves, "liveness_status": self.liveness_status, "stale": self.stale,
@@ -105,11 +106,11 @@ class RunEvaluation:
 
     @property
     def unfetched_urls(self) -> list[str]:
-        """Cited URLs (and unresolved markers) the run never read successfully, in order."""
+        """Cited URLs (redacted) and unresolved markers the run never read successfully, in order."""
         out: list[str] = []
         for p in self.pairs:
             if p.has_citation and not p.in_run_store:
-                shown = p.pair.url or f"{p.pair.marker} ({p.pair.problem})"
+                shown = redact_url(p.pair.url) if p.pair.url else f"{p.pair.marker} ({p.pair.problem})"
                 if shown not in out:
                     out.append(shown)
         return out
@@ -135,7 +136,7 @@ class RunEvaluation:
                                        "shared_subject": c.shared_subject} for c in s.claims]}
                           for s in self.report.sentences],
             "pairs": [p.as_dict() for p in self.pairs],
-            "unfetched_urls": [redact_url(u) for u in self.unfetched_urls],
+            "unfetched_urls": self.unfetched_urls,
         }
 
 

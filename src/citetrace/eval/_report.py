@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from citetrace._urlfind import AUTOLINK, MARKDOWN_LINK, first_url, url_spans
 from citetrace.claims import Anchor, clean_claim_text, split_claims
 from citetrace.claims._clean import blank_anchors
 from citetrace.eval._claims import classify
@@ -21,9 +22,8 @@ from citetrace.eval._types import Citation, ReportParseError, Sentence
 
 __all__ = ["Report", "parse_report"]
 
-_URL = re.compile(r"https?://[^\s<>\"'\]\[)]+[^\s<>\"'\]\[).,;:!?]")
-_LINK = re.compile(r"!?\[([^\]\n]*)\]\(\s*<?(https?://[^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
-_AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
+_LINK = MARKDOWN_LINK
+_AUTOLINK = AUTOLINK
 _MARKER = re.compile(r"\[(\d{1,4}(?:\s*(?:,|-|–)\s*\d{1,4})*)\](?!\()")
 _REFLINK = re.compile(r"\[([^\]\n]+)\]\[([^\]\s^]{1,32})\]")
 _FOOTNOTE = re.compile(r"\[\^([^\]\s]{1,32})\]")
@@ -60,8 +60,7 @@ def _first_url(text: str) -> str | None:
     m = _LINK.search(text) or _AUTOLINK.search(text)
     if m:
         return m.group(2) if m.re is _LINK else m.group(1)
-    m = _URL.search(text)
-    return m.group(0) if m else None
+    return first_url(text)
 
 
 def _references(text: str) -> tuple[dict[str, str | None], frozenset[int]]:
@@ -151,11 +150,11 @@ def _citations(text: str, refs: dict[str, str | None], skip: frozenset[int]) -> 
             found.append(Citation(m.group(0), m.group(1), m.start(), m.end()))
             _mask(chars, m.start(), m.end())
             claim(m.start(), m.end())
-    for m in _URL.finditer(text):
-        if free(m.start(), m.end()):
-            found.append(Citation(m.group(0), m.group(0), m.start(), m.end()))
-            _mask(chars, m.start(), m.end())
-            claim(m.start(), m.end())
+    for start, end in url_spans(text):
+        if free(start, end):
+            found.append(Citation(text[start:end], text[start:end], start, end))
+            _mask(chars, start, end)
+            claim(start, end)
     for pattern, prefix in ((_FOOTNOTE, "^"), (_MARKER, "")):
         for m in pattern.finditer(text):
             if not free(m.start(), m.end()):

@@ -18,7 +18,7 @@ from typing import Iterable
 
 import requests
 
-from citetrace._urls import canonical_url
+from citetrace._urls import url_key
 
 __all__ = ["Liveness", "Resolver"]
 
@@ -121,7 +121,7 @@ class Resolver:
         todo: list[str] = []
         with self._lock:
             for url in wanted:
-                hit = self._cache.get(canonical_url(url))
+                hit = self._cache.get(url_key(url))
                 if hit is not None and now - hit.checked_at < self.cache_ttl:
                     out[url] = hit
                 else:
@@ -132,6 +132,6 @@ class Resolver:
                     out[url] = result
             with self._lock:
                 for url in todo:
-                    self._cache[canonical_url(url)] = out[url]
+                    self._cache[url_key(url)] = out[url]
                 self._save()
         return out

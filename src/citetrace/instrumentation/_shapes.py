@@ -9,6 +9,7 @@ import re
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from citetrace import names
+from citetrace._urlfind import url_spans
 from citetrace.capture._extract import http_status_of_exc, is_rate_limit_exc
 from citetrace.instrumentation import _probe
 
@@ -26,7 +27,6 @@ __all__ = [
     "url_list_from",
 ]
 
-_MD_LINK = re.compile(r"\]\((https?://[^)\s]+)\)")
 _STATUS_429 = re.compile(r"status(?:\s+code)?[:=\s]+429\b|\b429\s+(?:client error|too many requests)", re.I)
 
 
@@ -87,7 +87,7 @@ def markdown_links(text: Any) -> list[str] | None:
     """URLs of ``[title](url)`` links in a markdown string (None for non-strings)."""
     if not isinstance(text, str):
         return None
-    return _MD_LINK.findall(text)
+    return [text[s:e] for s, e in url_spans(text) if text[max(0, s - 2):s] == "]("]
 
 
 def first_url(value: Any) -> str | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from citetrace._urls import canonical_url, redact_url
+from citetrace._urls import url_key
 from citetrace.ledger._model import Evidence, EvidenceError, normalise
 from citetrace.store import Document, Store
 
@@ -44,10 +44,7 @@ class Fetch:
 
 def same_url(stored: str, given: str) -> bool:
     """Whether a stored document's URL is the given one (the store keeps URLs redacted and as fetched)."""
-    if stored == given:
-        return True
-    redacted = redact_url(given)
-    return stored == redacted or canonical_url(stored) == canonical_url(redacted)
+    return stored == given or url_key(stored) == url_key(given)
 
 
 def find_fetch(store: Store, run_id: str, url: str, span: str, cache: TextCache) -> Fetch:
@@ -67,10 +64,10 @@ def find_fetch(store: Store, run_id: str, url: str, span: str, cache: TextCache)
 
 def syndicated_origin(existing: Iterable[Evidence], url: str, span: str, content_hash: str) -> str | None:
     """The evidence id this would copy under another URL: same page text, or the same span, elsewhere."""
-    canon = canonical_url(redact_url(url))
+    canon = url_key(url)
     wanted = normalise(span)
     for ev in existing:
-        if canonical_url(ev.url) == canon:
+        if url_key(ev.url) == canon:
             continue
         if ev.content_hash == content_hash or normalise(ev.span) == wanted:
             return ev.origin
@@ -79,10 +76,10 @@ def syndicated_origin(existing: Iterable[Evidence], url: str, span: str, content
 
 def superseded(existing: Iterable[Evidence], url: str, fetch: Fetch) -> list[Evidence]:
     """Live records of the same page from another fetch whose span the new fetch no longer contains."""
-    canon = canonical_url(redact_url(url))
+    canon = url_key(url)
     out = []
     for ev in existing:
-        if ev.stale or canonical_url(ev.url) != canon or ev.content_hash == fetch.document.sha256:
+        if ev.stale or url_key(ev.url) != canon or ev.content_hash == fetch.document.sha256:
             continue
         if ev.retrieved_at <= fetch.document.fetched_at and normalise(ev.span) not in fetch.normalised_text:
             out.append(ev)

@@ -8,6 +8,7 @@ import time
 from dataclasses import asdict
 from typing import Any
 
+from citetrace._redact import redact_report, redact_text, redact_url
 from citetrace.cli import CommandError
 from citetrace.store import RunRecord, Store, ToolCallRecord, open_store
 
@@ -62,8 +63,8 @@ def _bar(offset_ms: float, duration_ms: float, total_ms: float, width: int = 24)
 def _detail(call: ToolCallRecord) -> str:
     if call.kind == "fetch":
         size = f"{call.result_size} chars" if call.result_size is not None else ""
-        return f"{call.url or '?'}  {size}".strip()
-    query = call.query_text or (f"query#{call.query_hash}" if call.query_hash else "")
+        return f"{redact_url(call.url) if call.url else '?'}  {size}".strip()
+    query = (redact_text(call.query_text) if call.query_text else None) or (f"query#{call.query_hash}" if call.query_hash else "")
     count = f"{call.result_count} results" if call.result_count is not None else ""
     return f"{query}  {count}".strip()
 
@@ -98,10 +99,10 @@ def format_run(run: RunRecord, calls: list[ToolCallRecord], store: Store) -> str
     lines.append(f"stored documents ({len(docs)})")
     for d in docs:
         http = f" {d.http_status}" if d.http_status else ""
-        lines.append(f"  {d.status + http:<16} {d.size:>7} chars  sha256:{d.sha256[:12]}  {d.url}")
+        lines.append(f"  {d.status + http:<16} {d.size:>7} chars  sha256:{d.sha256[:12]}  {redact_url(d.url)}")
     lines.append("")
     lines.append("answer")
-    lines.append("  " + (run.answer or "(no answer recorded)").replace("\n", "\n  "))
+    lines.append("  " + (redact_report(run.answer) if run.answer else "(no answer recorded)").replace("\n", "\n  "))
     if run.summary:
         lines.append("")
         lines.append("summary")
@@ -128,6 +129,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
     calls = store.calls(run.run_id)
     if args.json:
         data: dict[str, Any] = asdict(run)
+        data["answer"] = redact_report(run.answer) if run.answer else run.answer  # stores written before 0 leaks
         data["calls"] = [asdict(c) for c in calls]
         data["documents"] = [
             {k: v for k, v in asdict(d).items() if k != "text"} for d in store.documents(run.run_id)

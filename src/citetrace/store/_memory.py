@@ -9,7 +9,7 @@ import time
 from dataclasses import replace
 from typing import Any, Sequence
 
-from citetrace._urls import canonical_url
+from citetrace._urls import url_key
 from citetrace.store._model import (
     Document, LedgerEntry, LedgerRow, RunRecord, ToolCallRecord, content_hash, make_ref, parse_ref,
 )
@@ -60,9 +60,9 @@ class MemoryStore:
         for d in reversed(docs):
             if d.url == url:
                 return d
-        canon = canonical_url(url)
+        key = url_key(url)
         for d in reversed(docs):
-            if canonical_url(d.url) == canon:
+            if url_key(d.url) == key:
                 return d
         return None
 

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 from contextlib import contextmanager
 
-from citetrace._urls import canonical_url
+from citetrace._redact import sink_safe
+from citetrace._urls import canonical_url, url_key
 from citetrace.store._model import (
     Document, LedgerEntry, LedgerRow, RunRecord, ToolCallRecord, content_hash, make_ref, parse_ref,
 )
@@ -148,6 +149,14 @@ class SQLiteStore:
         content_type: str | None = None,
         fetched_at: float | None = None,
     ) -> str:
+        try:
+            return self._put_document(run_id, url, text, status, http_status, content_type, fetched_at)
+        except UnicodeEncodeError:  # a lone surrogate (\ud800): SQLite takes only UTF-8, so store it as U+FFFD
+            return self._put_document(run_id, sink_safe(url), sink_safe(text), status, http_status, content_type,
+                                      fetched_at)
+
+    def _put_document(self, run_id: str, url: str, text: str, status: str, http_status: int | None,
+                      content_type: str | None, fetched_at: float | None) -> str:
         sha = content_hash(text)
         with self._tx() as conn:
             conn.execute("INSERT OR IGNORE INTO content(sha256, text) VALUES (?, ?)", (sha, text))
@@ -157,7 +166,7 @@ class SQLiteStore:
                 (
                     run_id,
                     url,
-                    canonical_url(url),
+                    url_key(url),
                     sha,
                     time.time() if fetched_at is None else fetched_at,
                     status,
@@ -182,10 +191,12 @@ class SQLiteStore:
         return [self._doc(r) for r in rows]
 
     def get(self, run_id: str, url: str) -> Document | None:
+        url = sink_safe(url)  # as put_document stored it
         rows = self._read(
-            self._DOC_SQL + " WHERE d.run_id = ? AND (d.url = ? OR d.canonical = ?) ORDER BY d.url = ? DESC, d.id DESC"
-            " LIMIT 1",
-            (run_id, url, canonical_url(url), url),
+            # the column holds url_key (stores written before it held canonical_url: both are looked up)
+            self._DOC_SQL + " WHERE d.run_id = ? AND (d.url = ? OR d.canonical IN (?, ?))"
+            " ORDER BY d.url = ? DESC, d.id DESC LIMIT 1",
+            (run_id, url, url_key(url), canonical_url(url), url),
         )
         return self._doc(rows[0]) if rows else None
 

@@ -13,7 +13,7 @@ from citetrace.summary._metrics import SummaryMetrics
 from citetrace.summary._processor import TraceSummaryProcessor
 from citetrace.summary._model import SpanRecord, Thresholds, TraceSummary
 from citetrace.summary._summarize import fold_query, summarize, tool_status
-from citetrace.summary._urlkey import url_key
+from citetrace._urls import url_key
 
 __all__ = [
     "SpanRecord",

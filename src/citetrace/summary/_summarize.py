@@ -14,7 +14,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from citetrace import names
 from citetrace.summary._fnv import keep_by_hash
 from citetrace.summary._model import SpanRecord, Thresholds, TraceSummary
-from citetrace.summary._urlkey import span_url_keys, url_key
+from citetrace._urls import url_key, url_keys
 
 __all__ = ["summarize", "tool_status", "fold_query", "RunAccumulator"]
 
@@ -140,8 +140,8 @@ class RunAccumulator:
         cited: dict[str, str] = {}  # key -> URL as first cited
         for url in citations:
             cited.setdefault(url_key(url), url)
-        result_keys = span_url_keys(self._results)
-        fetched_keys = span_url_keys(self._fetched)
+        result_keys = url_keys(self._results)
+        fetched_keys = url_keys(self._fetched)
         uncited = tuple(url for key, url in cited.items() if key not in result_keys)
         unfetched = tuple(url for key, url in cited.items() if key not in fetched_keys)
 

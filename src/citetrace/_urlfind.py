@@ -1,0 +1,50 @@
+"""The one URL extractor: where the http(s) URLs are in a piece of text.
+
+Used by citation extraction (capture and eval), URL redaction inside free text and answers, plain-string search
+results and markdown link lists, so that every part of citetrace sees the same URLs in the same text.
+
+A URL runs from ``http://`` or ``https://`` to the first whitespace, quote, backtick, angle bracket or square
+bracket. Trailing punctuation that ends a sentence or a markdown emphasis (``.,;:!?*_'"``) is not part of it,
+and neither is a closing parenthesis without its opening one (``(see https://a.example/x)``, a markdown link
+``[t](https://a.example/x)``), while a balanced one stays (``https://en.wikipedia.org/wiki/Mercury_(planet)``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+__all__ = ["URL_PATTERN", "MARKDOWN_LINK", "AUTOLINK", "url_spans", "urls_in", "first_url"]
+
+URL_PATTERN = r"https?://[^\s<>\"'`\]\[]+"
+"""A URL's longest possible extent (``url_spans`` then trims trailing punctuation); for combined tokenizers."""
+_URL = re.compile(URL_PATTERN, re.IGNORECASE)
+MARKDOWN_LINK = re.compile(r"!?\[([^\]\n]*)\]\(\s*<?(https?://[^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+"""A markdown link or image ``[title](url "optional title")``: group 1 the title, group 2 the URL."""
+AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
+"""A markdown autolink ``<url>``: group 1 the URL."""
+_TRAILING = ".,;:!?*_'\""
+_MIN = len("https://")
+
+
+def url_spans(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of every URL in ``text``, in order."""
+    for match in _URL.finditer(text):
+        start, end = match.span()
+        while end > start and (text[end - 1] in _TRAILING or (
+                text[end - 1] == ")" and text.count("(", start, end) < text.count(")", start, end))):
+            end -= 1
+        if end - start > _MIN:
+            yield start, end
+
+
+def urls_in(text: str) -> list[str]:
+    """Every URL in ``text``, in order, repeats included."""
+    return [text[s:e] for s, e in url_spans(text)]
+
+
+def first_url(text: str) -> str | None:
+    """The first URL in ``text``, or None."""
+    for s, e in url_spans(text):
+        return text[s:e]
+    return None

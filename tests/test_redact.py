@@ -1,0 +1,96 @@
+"""Redaction of names, key shapes, path parameters, free text, arguments and reports (citetrace._redact)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from citetrace._redact import (
+    REDACTED, is_secret_name, mask_key_shapes, redact_arguments, redact_report, redact_text, redact_url,
+)
+
+
+@pytest.mark.parametrize("name", ["api_key", "apiKey", "APIKEY", "X-Api-Key", "accessToken", "authToken",
+                                  "clientSecret", "sessionId", "client_secret", "refresh_token", "x-amz-signature",
+                                  "Authorization", "password", "passwd", "subscription-key", "jsessionid", "code"])
+def test_secret_names_in_any_case_style(name: str) -> None:
+    """snake, kebab, camel and upper case names of keys, tokens, secrets and sessions are secret."""
+    assert is_secret_name(name)
+
+
+@pytest.mark.parametrize("name", ["q", "query", "page", "id", "monkey_business", "keyword", "KeyError", "sort"])
+def test_ordinary_names_are_not_secret(name: str) -> None:
+    """Names that only contain a secret word inside another word (or name an exception class) are kept."""
+    assert not is_secret_name(name, in_url=False)
+
+
+def test_code_is_secret_in_urls_only() -> None:
+    """OAuth's ``code`` is a secret in a URL, and a common word in an error message."""
+    assert is_secret_name("code") and not is_secret_name("code", in_url=False)
+    assert redact_text("status code: 401") == "status code: 401"
+
+
+@pytest.mark.parametrize("key", [
+    "sk_live_51HqT9xLk2mN8pQ4rS6tU0vW", "rk_live_51HqT9xLk2mN8pQ4rS6tU0vW",
+    "github_pat_11ABCDEFG0123456789abc_defghijklmnopqrstuvw", "AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q",
+    "hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh", "xoxb-123456789012-1234567890123-AbCdEfGh", "xoxp-1234567890-abcdef",
+    "ASIAZ7Q2M4N6P8R0T2V4",
+])
+def test_new_key_shapes_are_masked_anywhere(key: str) -> None:
+    """Stripe, fine-grained GitHub, Google, Hugging Face, Slack and AWS session keys are masked in text and URLs."""
+    assert mask_key_shapes(f"use {key} now") == f"use {REDACTED} now"
+    assert key not in redact_url(f"https://a.example/p?k={key}&n=1")
+
+
+def test_camel_case_parameters_and_path_parameters_are_redacted() -> None:
+    """``?accessToken=`` and ``;jsessionid=`` lose their values; the path and other parameters stay."""
+    assert redact_url("https://a.example/p?accessToken=abc&page=2") == "https://a.example/p?accessToken=REDACTED&page=2"
+    assert (redact_url("https://shop.example/cart;jsessionid=ABC123;v=2?item=4")
+            == "https://shop.example/cart;jsessionid=REDACTED;v=2?item=4")
+    assert redact_url("https://a.example/matrix;v=2/x") == "https://a.example/matrix;v=2/x"
+
+
+def test_redaction_is_idempotent() -> None:
+    """Redacting twice gives what redacting once gives (so raw and recorded URLs meet in one key)."""
+    for url in ["https://u:p@a.example/x;jsessionid=1?apiKey=2#access_token=3", "https://a.example/p?q=AIza" + "x" * 35]:
+        assert redact_url(redact_url(url)) == redact_url(url)
+
+
+def test_free_text_redacts_urls_bearer_and_named_values() -> None:
+    """An exception message loses the URL's secrets, a bearer token and a ``password=`` value; prose stays."""
+    text = ("401 Client Error: Unauthorized for url: https://bob:pw1@h.example/x?api_key=k1&q=ok "
+            "(Authorization: Bearer tok-123456, password=hunter2, retry later)")
+    out = redact_text(text)
+    for secret in ("pw1", "k1", "tok-123456", "hunter2"):
+        assert secret not in out
+    assert out.startswith("401 Client Error: Unauthorized for url: https://REDACTED:REDACTED@h.example/x?api_key=")
+    assert "q=ok" in out and "retry later" in out
+
+
+def test_arguments_mask_secret_named_keys_at_any_depth() -> None:
+    """Secret-named keyword arguments and dict keys are masked whatever their value; URLs in values redacted."""
+    out = redact_arguments(
+        ["https://h.example/x?token=t1"],
+        {"api_key": "k2", "headers": {"Authorization": "Bearer b3", "Accept": "text/html"}, "auth": ["u", "p4"],
+         "proxies": {"https": "http://svc:p5@proxy.example:3128"}, "accessToken": 6},
+        4096,
+    )
+    data = json.loads(out)
+    assert data["kwargs"]["api_key"] == data["kwargs"]["auth"] == data["kwargs"]["accessToken"] == REDACTED
+    assert data["kwargs"]["headers"] == {"Authorization": REDACTED, "Accept": "text/html"}
+    for secret in ("t1", "k2", "b3", "p4", "p5"):
+        assert secret not in out
+
+
+def test_arguments_are_cut_after_redaction() -> None:
+    """The cut at the limit comes after redaction, so a secret at the edge is masked, not halved."""
+    out = redact_arguments([], {"pad": "x" * 30, "q": "https://h.example/?token=abcdefgh"}, 70)
+    assert len(out) <= 70 and "abcdefgh"[:4] not in out.split("token=")[-1]
+
+
+def test_report_keeps_prose_and_redacts_only_urls_and_key_shapes() -> None:
+    """An answer keeps its prose (even words like password: x) while its URLs are redacted."""
+    text = "The key: results improved [1]. See https://h.example/r?token=t9 (source).\n\n[1] https://h.example/r?token=t9\n"
+    out = redact_report(text)
+    assert out == text.replace("t9", REDACTED)
