@@ -30,5 +30,6 @@ SUPPORTED: Final[dict[str, str]] = {
     "langgraph": ">=1.0,<2",
     "openai-agents": ">=0.20,<1",
     "pydantic-ai-slim": ">=2.0,<3",
+    "llama-index-workflows": ">=2.0,<3",
 }
 """Distribution name -> supported version range (PEP 440 specifier)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from citetrace.instrumentation._agents import _langgraph, _openai_agents, _pydantic_ai, _smolagents
+from citetrace.instrumentation._agents import _langgraph, _llamaindex, _openai_agents, _pydantic_ai, _smolagents
 
 __all__ = ["ROWS"]
 
@@ -10,5 +10,6 @@ ROWS = (
     *_smolagents.ROWS,
     *_langgraph.ROWS,
     *_openai_agents.ROWS,
+    *_llamaindex.ROWS,
     *_pydantic_ai.ROWS,
 )
