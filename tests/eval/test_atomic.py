@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from citetrace.eval import CONTRADICTED, PARTIAL, evaluate_run, parse_report
+from citetrace.eval import CONTRADICTED, PARTIAL, SUPPORTED, evaluate_run, parse_report
 from citetrace.eval._rates import aggregate_claims
 from citetrace.store import MemoryStore, RunRecord
 
@@ -39,7 +39,7 @@ def test_each_claim_is_judged_against_its_own_citation(store: MemoryStore) -> No
     ev = evaluate_run(store, _run(store, report, pages))
     assert [(p.pair.claim_index, p.pair.url) for p in ev.pairs] == [(0, "https://v.example/sso"),
                                                                   (1, "https://v.example/prices")]
-    assert [p.label for p in ev.pairs] == [PARTIAL, CONTRADICTED]
+    assert [p.label for p in ev.pairs] == [SUPPORTED, CONTRADICTED]  # the first claim is the page's own words
     assert ev.claim_labels == {0: CONTRADICTED}
     # two citations, one per claim: the citation denominator does not double count
     assert ev.rates["dead_or_unfetched_rate"].denominator == 2

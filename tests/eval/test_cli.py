@@ -46,7 +46,7 @@ def test_eval_json_and_metrics_file(db: str, tmp_path: Path, capsys: pytest.Capt
     assert main(["eval", "run-1", "--store", db, "--offline", "--json", "--metrics-file", str(metrics)]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["rates"]["dead_or_unfetched_rate"]["numerator"] == 1
-    assert [p["label"] for p in data["pairs"]] == ["PARTIAL", "PARTIAL", "UNFETCHED"]
+    assert [p["label"] for p in data["pairs"]] == ["SUPPORTED", "SUPPORTED", "UNFETCHED"]
     text = metrics.read_text()
     assert f'{names.METRIC_EVAL_RATE}{{agent="tester",rate="citation_coverage"}} 1.0' in text
     assert f"{names.METRIC_EVAL_RUNS_TOTAL}" in text
@@ -149,7 +149,7 @@ def test_eval_exports_evaluation_events_over_otlp(db: str, monkeypatch: pytest.M
     events = [e for e in span.events if e.name == names.GEN_AI_EVALUATION_RESULT]
     labels = [next(a.value.string_value for a in e.attributes if a.key == names.GEN_AI_EVALUATION_SCORE_LABEL)
               for e in events]
-    assert labels == ["PARTIAL", "PARTIAL", "UNFETCHED"]
+    assert labels == ["SUPPORTED", "SUPPORTED", "UNFETCHED"]
 
 
 def test_corrupt_store_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -22,7 +22,8 @@ from citetrace.testing import capture_spans
 
 from .conftest import reply
 
-# question -> {rate: (numerator, denominator)} with the deterministic checker (never SUPPORTED).
+# question -> {rate: (numerator, denominator)} with the deterministic checker. Every offline SUPPORTED here is a
+# claim planned SUPPORTED that repeats the page's words (the extractive rule); paraphrases stay PARTIAL.
 # storage: "created 38 permanent jobs and cost EUR 312 million to build" is two atomic claims; judged whole, the
 #          Halden page's EUR 1.9 million (of taxes) made the checker say CONTRADICTED. Split, the build cost is
 #          "not found" on the Halden page (it is on the other page): PARTIAL, as planned.
@@ -31,23 +32,23 @@ from .conftest import reply
 # prices:  the council survey is cited without being read (unfetched_citation fault): 1 of 3 citations.
 # fab:     the housing page was read from memory (no search returned it) but was fetched: not unfetched.
 DETERMINISTIC = {
-    "storage": {"citation_coverage": (4, 4), "partial_rate": (4, 4), "contradicted_rate": (0, 4),
+    "storage": {"citation_coverage": (4, 4), "support_rate": (1, 4), "partial_rate": (3, 4), "contradicted_rate": (0, 4),
                 "dead_or_unfetched_rate": (0, 5)},
-    "coffee": {"citation_coverage": (4, 4), "partial_rate": (4, 4), "contradicted_rate": (0, 4),
+    "coffee": {"citation_coverage": (4, 4), "support_rate": (2, 4), "partial_rate": (2, 4), "contradicted_rate": (0, 4),
                "dead_or_unfetched_rate": (0, 4)},
-    "bikeshare": {"citation_coverage": (4, 4), "partial_rate": (4, 4), "contradicted_rate": (0, 4),
-                  "dead_or_unfetched_rate": (0, 4)},
-    "lake": {"citation_coverage": (3, 3), "partial_rate": (2, 3), "contradicted_rate": (1, 3),
+    "bikeshare": {"citation_coverage": (4, 4), "support_rate": (1, 4), "partial_rate": (2, 4),
+                  "contradicted_rate": (1, 4), "dead_or_unfetched_rate": (0, 4)},
+    "lake": {"citation_coverage": (3, 3), "support_rate": (0, 3), "partial_rate": (2, 3), "contradicted_rate": (1, 3),
              "dead_or_unfetched_rate": (0, 3)},
-    "fab": {"citation_coverage": (3, 3), "partial_rate": (3, 3), "contradicted_rate": (0, 3),
+    "fab": {"citation_coverage": (3, 3), "support_rate": (0, 3), "partial_rate": (3, 3), "contradicted_rate": (0, 3),
             "dead_or_unfetched_rate": (0, 4)},
-    "prices": {"citation_coverage": (3, 3), "partial_rate": (2, 3), "contradicted_rate": (0, 3),
+    "prices": {"citation_coverage": (3, 3), "support_rate": (1, 3), "partial_rate": (1, 3), "contradicted_rate": (0, 3),
                "dead_or_unfetched_rate": (1, 3)},
-    "members": {"citation_coverage": (4, 4), "partial_rate": (3, 4), "contradicted_rate": (1, 4),
+    "members": {"citation_coverage": (4, 4), "support_rate": (1, 4), "partial_rate": (2, 4), "contradicted_rate": (1, 4),
                 "dead_or_unfetched_rate": (0, 4)},
-    "pay": {"citation_coverage": (2, 2), "partial_rate": (2, 2), "contradicted_rate": (0, 2),
+    "pay": {"citation_coverage": (2, 2), "support_rate": (0, 2), "partial_rate": (2, 2), "contradicted_rate": (0, 2),
             "dead_or_unfetched_rate": (0, 2)},
-    "loop": {"citation_coverage": (2, 2), "partial_rate": (2, 2), "contradicted_rate": (0, 2),
+    "loop": {"citation_coverage": (2, 2), "support_rate": (1, 2), "partial_rate": (1, 2), "contradicted_rate": (0, 2),
              "dead_or_unfetched_rate": (0, 2)},
 }
 
@@ -85,7 +86,6 @@ def test_deterministic_known_answers(demo: tuple[Store, dict[str, RunResult]], q
     ev = evaluate_run(store, runs[qid].run_id)
     got = {k: (v.numerator, v.denominator) for k, v in ev.rates.items() if k in DETERMINISTIC[qid]}
     assert got == DETERMINISTIC[qid]
-    assert ev.rates["support_rate"].numerator == 0
 
 
 def test_unfetched_stale_and_search_flags(demo: tuple[Store, dict[str, RunResult]]) -> None:

@@ -13,7 +13,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from prometheus_client import CollectorRegistry
 
 from citetrace import names
-from citetrace.eval import CONTRADICTED, PARTIAL, UNFETCHED, EvalError, EvalMetrics, emit_events, evaluate_run
+from citetrace.eval import CONTRADICTED, PARTIAL, SUPPORTED, UNFETCHED, EvalError, EvalMetrics, emit_events, evaluate_run
 from citetrace.store import MemoryStore
 
 from .conftest import make_run, reply
@@ -39,7 +39,7 @@ def test_pairs_checks_and_rates(store: MemoryStore) -> None:
     ev = evaluate_run(store, "run-1")
     rows = [(p.pair.sentence.index, p.label, p.in_run_store, p.returned_by_search) for p in ev.pairs]
     assert rows == [
-        (1, PARTIAL, True, True),        # 4.2% in March 2024: numbers match (never SUPPORTED)
+        (1, SUPPORTED, True, True),      # 4.2% in March 2024: the page's own words (extractive rule)
         (2, CONTRADICTED, True, True),   # the page says wages rose 3.1 percent
         (3, PARTIAL, True, False),       # January 2021 matches; the jobs page came from no search
         (4, PARTIAL, True, False),
@@ -47,7 +47,7 @@ def test_pairs_checks_and_rates(store: MemoryStore) -> None:
         (5, None, None, None),           # uncited claim
     ]
     r = {k: (v.numerator, v.denominator) for k, v in ev.rates.items()}
-    assert r == {"citation_coverage": (4, 5), "support_rate": (0, 4), "partial_rate": (3, 4),
+    assert r == {"citation_coverage": (4, 5), "support_rate": (1, 4), "partial_rate": (2, 4),
                  "contradicted_rate": (1, 4), "dead_or_unfetched_rate": (1, 5), "judge_error_rate": (0, 4)}
     assert ev.unfetched_urls == ["https://broken.example/page"]
     assert ev.pairs[4].fetch_failed is True
@@ -108,11 +108,11 @@ def test_events_and_metrics(store: MemoryStore) -> None:
     ev0 = span.events[0]
     assert ev0.name == names.GEN_AI_EVALUATION_RESULT
     assert ev0.attributes[names.GEN_AI_EVALUATION_NAME] == "citation_support"
-    assert ev0.attributes[names.GEN_AI_EVALUATION_SCORE_LABEL] == PARTIAL
-    assert ev0.attributes[names.GEN_AI_EVALUATION_SCORE_VALUE] == 0.5
+    assert ev0.attributes[names.GEN_AI_EVALUATION_SCORE_LABEL] == SUPPORTED
+    assert ev0.attributes[names.GEN_AI_EVALUATION_SCORE_VALUE] == 1.0
     registry = CollectorRegistry()
     EvalMetrics(registry).record(ev)
     get = registry.get_sample_value
     assert get(names.METRIC_EVAL_RUNS_TOTAL, {"agent": "tester", "judge": "deterministic"}) == 1
-    assert get(names.METRIC_EVAL_PAIRS_TOTAL, {"agent": "tester", "judge": "deterministic", "label": PARTIAL}) == 3
+    assert get(names.METRIC_EVAL_PAIRS_TOTAL, {"agent": "tester", "judge": "deterministic", "label": PARTIAL}) == 2
     assert get(names.METRIC_EVAL_RATE, {"agent": "tester", "rate": "dead_or_unfetched_rate"}) == pytest.approx(0.2)

@@ -20,10 +20,11 @@ def P(text: str) -> list[Passage]:
 
 
 @pytest.mark.parametrize("claim, label, flag", [
-    ("The unemployment rate rose to 4.2% in March 2024.", PARTIAL, "facts_match"),
+    ("The unemployment rate rose to 4.2% in March 2024.", SUPPORTED, "extractive_match"),
+    ("Unemployment reached 4.2% in March 2024.", PARTIAL, "facts_match"),  # paraphrase: never offline SUPPORTED
     ("The unemployment rate rose to 4.5% in March 2024.", CONTRADICTED, "percent_mismatch"),
     ("The unemployment rate rose to 4.2% in March 2023.", CONTRADICTED, "date_mismatch"),
-    ("Wages rose 3.1 percent over the year.", PARTIAL, "facts_match"),
+    ("Wages rose 3.1 percent over the year.", SUPPORTED, "extractive_match"),
     ("Wages rose 3.4 percent over the year.", CONTRADICTED, "percent_mismatch"),
     ("The labour force grew by 15,000 people.", CONTRADICTED, "number_mismatch"),
     ("The central bank raised interest rates to 6 percent.", ABSENT, None),
@@ -38,10 +39,14 @@ def test_deterministic_checker_labels(claim: str, label: str, flag: str | None) 
 
 
 def test_value_stated_elsewhere_on_the_page_is_not_a_mismatch() -> None:
-    """A month stated elsewhere on the page is 'not found' where the claim aligns; a bare year is not excused."""
-    text = "The harvest fell to 900 tonnes in March 2023.\n\nThe museum opened 4 new rooms in March 2019."
+    """A month stated elsewhere on the page is 'not found' where the claim aligns; a bare year is not excused;
+    the sentence that states the claim's other values giving another month is a mismatch."""
+    text = "The harvest fell to 900 tonnes last spring.\n\nThe museum opened 4 new rooms in March 2019."
     v = DeterministicJudge().judge("The harvest fell to 900 tonnes in March 2019.", P(text))
     assert v.label == PARTIAL and "date_not_found" in v.flags
+    text = "The harvest fell to 900 tonnes in March 2023.\n\nThe museum opened 4 new rooms in March 2019."
+    v = DeterministicJudge().judge("The harvest fell to 900 tonnes in March 2019.", P(text))
+    assert v.label == CONTRADICTED and "date_mismatch" in v.flags
     text = "The harvest fell to 900 tonnes in 2023.\n\nThe museum opened 4 new rooms in 2019."
     v = DeterministicJudge().judge("The harvest fell to 900 tonnes in 2019.", P(text))
     assert v.label == CONTRADICTED and "date_mismatch" in v.flags
@@ -74,15 +79,18 @@ def test_quotes_must_appear_where_the_claim_aligns() -> None:
     page = 'The minister said "we will not raise the fuel tax this year" at the press conference.'
     ok = DeterministicJudge().judge('The minister said "we will not raise the fuel tax this year".', P(page))
     bad = DeterministicJudge().judge('The minister said "we will raise the fuel tax next spring".', P(page))
-    assert ok.label == PARTIAL and "facts_match" in ok.flags
+    assert ok.label == SUPPORTED and "extractive_match" in ok.flags
     assert bad.label == CONTRADICTED and "quote_mismatch" in bad.flags
 
 
 @settings(max_examples=80, deadline=None)
 @given(st.text(min_size=1, max_size=120), st.text(min_size=1, max_size=300))
-def test_deterministic_checker_never_grants_supported(claim: str, page: str) -> None:
-    """Whatever the input, the deterministic checker never answers SUPPORTED and never raises."""
-    assert DeterministicJudge().judge(claim, P(page)).label != SUPPORTED
+def test_deterministic_checker_supports_only_extracts(claim: str, page: str) -> None:
+    """Whatever the input, the checker never raises, and says SUPPORTED only with the extractive flag (and
+    never with the rule switched off)."""
+    v = DeterministicJudge().judge(claim, P(page))
+    assert v.label != SUPPORTED or v.flags == ("extractive_match",)
+    assert DeterministicJudge(extractive_support=False).judge(claim, P(page)).label != SUPPORTED
 
 
 def test_auto_judge_picks_llm_only_with_endpoint_and_model() -> None:

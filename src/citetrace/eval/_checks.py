@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import datetime, timezone
 
 from citetrace import names
 from citetrace._urls import url_key as _key
-from citetrace.eval._facts import find_dates
+from citetrace.eval._dates import page_date
 from citetrace.store import Document, Store
 
 __all__ = ["RunIndex", "page_date", "phrased_as_current", "is_stale"]
@@ -55,8 +55,6 @@ class RunIndex:
         return _key(url) in self.searched
 
 
-_DATE_CUE = re.compile(r"(published|updated|posted|last (modified|updated|reviewed)|date|as of|released|issued)\b",
-                       re.IGNORECASE)
 _CURRENT = re.compile(
     r"\b(currently|current|now|today|at present|presently|latest|nowadays|this year|so far this year|"
     r"as of (now|today)|to date|ongoing|still)\b",
@@ -64,32 +62,16 @@ _CURRENT = re.compile(
 )
 
 
-def page_date(text: str) -> date | None:
-    """The page's own date: the first full or month date after a cue (Published/Updated/Date...), else the
-    first date in the opening 300 characters."""
-    for cue in _DATE_CUE.finditer(text[:5000]):
-        for fact in find_dates(text[cue.end():cue.end() + 60]):
-            y, m, d = fact.value
-            if m is not None:
-                return date(y, m, d or 1)
-            break
-    for fact in find_dates(text[:300]):
-        y, m, d = fact.value
-        if m is not None:
-            return date(y, m, d or 1)
-    return None
-
-
 def phrased_as_current(claim: str) -> bool:
     """True when the claim speaks of the present ("currently", "now", "the latest", "as of today"...)."""
     return bool(_CURRENT.search(claim))
 
 
-def is_stale(claim: str, text: str, *, now: float, max_age_days: int) -> bool:
+def is_stale(claim: str, text: str, *, now: float, max_age_days: int, content_type: str | None = None) -> bool:
     """The page's date is more than ``max_age_days`` before ``now`` while the claim is phrased as current."""
     if not phrased_as_current(claim):
         return False
-    when = page_date(text)
+    when = page_date(text, content_type)
     if when is None:
         return False
     today = datetime.fromtimestamp(now, tz=timezone.utc).date()

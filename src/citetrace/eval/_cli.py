@@ -17,7 +17,7 @@ from citetrace.eval._data import labels_path
 from citetrace.eval._evaluate import EvalError, RunEvaluation, evaluate_run
 from citetrace.eval._format import ProgressBar, format_evaluation, format_judge_report
 from citetrace.eval._gate import build_baseline, gate, load_baseline
-from citetrace.eval._judges import JUDGE_KINDS, Judge, judge_with_checker, make_judge
+from citetrace.eval._judges import JUDGE_KINDS, Judge, judge_atomic, make_judge
 from citetrace.eval._types import ReportParseError
 from citetrace.store import Store, open_store
 
@@ -31,6 +31,10 @@ def _judge_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--nli-model", help="NLI checkpoint directory or package.module:factory (with --judge nli)")
     p.add_argument("--judge-workers", type=int, default=4,
                    help="claims judged at once by an LLM judge (one claim per call; default 4)")
+    p.add_argument("--judge-timeout", type=float, default=None, metavar="SECONDS",
+                   help="seconds one LLM judge request may take (default 30)")
+    p.add_argument("--judge-retries", type=int, default=None, metavar="N",
+                   help="retries after 429/5xx/timeouts, waiting what Retry-After asks (at most 60 s; default 2)")
 
 
 def _eval_options(p: argparse.ArgumentParser) -> None:
@@ -84,7 +88,8 @@ def _store(args: argparse.Namespace) -> Store:
 
 def _judge(args: argparse.Namespace) -> Judge:
     try:
-        return make_judge(args.judge, model=args.judge_model, nli_model=args.nli_model)
+        return make_judge(args.judge, model=args.judge_model, nli_model=args.nli_model,
+                          timeout=args.judge_timeout, retries=args.judge_retries)
     except ValueError as exc:
         raise CommandError(str(exc)) from exc
 
@@ -236,7 +241,7 @@ def _cmd_judge_eval(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CommandError(str(exc)) from exc
     judge = _judge(args)
-    report = evaluate_judge(pairs, lambda c, ps: judge_with_checker(judge, c, ps)[0].label, judge.name,
+    report = evaluate_judge(pairs, lambda c, ps: judge_atomic(judge, c, ps)[0].label, judge.name,
                             progress=ProgressBar("labelled pairs"))
     print(json.dumps(report.as_dict(), indent=2) if args.json else format_judge_report(report), end="")
     if args.json:

@@ -1,94 +1,170 @@
-"""The deterministic checker: numbers, percentages, currency, dates and quotes, compared where they align.
+"""The deterministic checker: numbers, percentages, currency, dates, quotes and directions, compared where
+the claim aligns, one passage sentence at a time.
 
-It aligns first (only passage sentences that share anchor words with the claim are compared), because
-comparing a claim's numbers with every number on a page raises false alarms and misses wrong years. It
-never answers SUPPORTED: matching numbers do not show that the page says what the sentence says. Its job is
-to flag what an LLM judge may miss, and to be the offline default.
+It aligns first (only passage sentences that share content stems with the claim are compared), because
+comparing a claim's numbers with every number on a page raises false alarms and misses wrong years. A
+claim's facts are matched inside ONE sentence (the aligned sentence that states most of them): "Phoenix
+aims for 25 % by 2035" is not supported by "Most cities aim for 30 % by 2035. Phoenix aims for 25 % by
+2030" just because each number appears somewhere.
+
+It is a flagger: CONTRADICTED when a claim value is missing where the claim aligns while that sentence
+states another, unexplained value of the same kind, when the sentence says the opposite direction (rose /
+fell), or when a "from A to B" is reversed. SUPPORTED only from the conservative extractive rule in
+``_extractive`` (the claim's content words, in order, inside one sentence, with every fact matched); every
+other aligned claim is PARTIAL, with a flag saying what was and was not checked.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
-from citetrace.eval._facts import Fact, anchor_words, comparable, extract_facts, facts_equal
+from citetrace.eval._align import anchor_words
+from citetrace.eval._extractive import (
+    direction_conflict, extractive_support, from_to_swapped, local_direction_conflict,
+)
+from citetrace.eval._facts import Fact, comparable, extract_facts, facts_equal
 from citetrace.eval._passages import simple_sentences
-from citetrace.eval._types import ABSENT, CONTRADICTED, PARTIAL, Passage, Verdict
+from citetrace.eval._types import ABSENT, CONTRADICTED, PARTIAL, SUPPORTED, Passage, Verdict
 
 __all__ = ["DeterministicJudge"]
-
-
-class DeterministicJudge:
-    """Compare the claim's facts with the facts of the aligned passage sentences."""
-
-    name = "deterministic"
-    version = "det-1"
-
-    def __init__(self, *, min_shared: int = 2) -> None:
-        self.min_shared = min_shared
-
-    def aligned(self, claim: str, passages: Sequence[Passage]) -> list[str]:
-        """Passage sentences sharing ``min_shared`` anchor words with the claim (one if it has three or fewer)."""
-        anchors = anchor_words(claim)
-        need = 1 if len(anchors) <= 3 else self.min_shared
-        out: list[str] = []
-        for p in passages:
-            for s, e in simple_sentences(p.text):
-                sentence = p.text[s:e]
-                if len(anchors & anchor_words(sentence)) >= need and sentence not in out:
-                    out.append(sentence)
-        return out
-
-    def judge(self, claim: str, passages: Sequence[Passage]) -> Verdict:
-        """ABSENT without aligned sentences, CONTRADICTED on a fact mismatch, otherwise at most PARTIAL."""
-        aligned = self.aligned(claim, passages)
-        if not aligned:
-            return Verdict(ABSENT, self.name, explanation="no passage sentence shares the claim's content words")
-        claim_facts = [f for f in extract_facts(claim) if f.kind != "number" or f.value not in _SMALL_ORDINALS]
-        if not claim_facts:
-            return Verdict(PARTIAL, self.name, aligned[0], "on topic; nothing mechanically checkable",
-                           ("nothing_checkable",))
-        aligned_facts = [f for s in aligned for f in extract_facts(s)]
-        everywhere = [f for p in passages for f in extract_facts(p.text)]
-        mismatched: list[Fact] = []
-        missing: list[Fact] = []
-        matched: list[Fact] = []
-        # A value of the passage "is explained" when some claim fact states it; only an unexplained value of
-        # the same kind where the claim aligns makes a claim fact a mismatch ("from 2022 to 2023" against a
-        # passage that only says 2022 is a missing 2023, not a contradiction).
-        unexplained = [o for o in aligned_facts if not any(facts_equal(c, o) for c in claim_facts)]
-        for fact in claim_facts:
-            if any(facts_equal(fact, other) for other in aligned_facts):
-                matched.append(fact)
-            elif not _bare_year(fact) and any(facts_equal(fact, other) for other in everywhere):
-                missing.append(fact)  # stated on the page, but not where the claim's words are (a bare year
-                # elsewhere on the page, such as its own date, is too common to count)
-            elif any(comparable(fact, other) for other in unexplained):
-                mismatched.append(fact)
-            else:
-                missing.append(fact)
-        quote = _evidence(aligned, matched or claim_facts)
-        if mismatched:
-            flags = tuple(sorted({f"{f.kind}_mismatch" for f in mismatched}))
-            found = ", ".join(f.text for f in mismatched)
-            return Verdict(CONTRADICTED, self.name, quote, f"aligned passage states different values for: {found}",
-                           flags)
-        if missing:
-            flags = tuple(sorted({f"{f.kind}_not_found" for f in missing}))
-            return Verdict(PARTIAL, self.name, quote, "not found where the claim aligns: "
-                           + ", ".join(f.text for f in missing), flags)
-        return Verdict(PARTIAL, self.name, quote, "every number, date and quote matches; wording not verified",
-                       ("facts_match",))
-
 
 _SMALL_ORDINALS = frozenset({1.0, 2.0, 3.0})  # "one of 3 reasons" style counts are too weak to check
 
 
+@dataclass
+class _Sentence:
+    text: str
+    overlap: int
+    facts: list[Fact]
+
+
+class DeterministicJudge:
+    """Compare the claim's facts with the facts of the aligned passage sentences, one sentence at a time."""
+
+    name = "deterministic"
+    version = "det-2"
+
+    def __init__(self, *, min_shared: int = 2, extractive_support: bool = True) -> None:
+        self.min_shared = min_shared
+        self.extractive_support = extractive_support
+
+    def aligned(self, claim: str, passages: Sequence[Passage]) -> list[str]:
+        """Passage sentences sharing ``min_shared`` content stems with the claim (one if it has three or fewer)."""
+        return [s.text for s in self._aligned(claim, passages)]
+
+    def _aligned(self, claim: str, passages: Sequence[Passage]) -> list[_Sentence]:
+        anchors = anchor_words(claim)
+        need = 1 if len(anchors) <= 3 else self.min_shared
+        out: list[_Sentence] = []
+        seen: set[str] = set()
+        for p in passages:
+            for s, e in simple_sentences(p.text):
+                sentence = p.text[s:e]
+                shared = len(anchors & anchor_words(sentence))
+                if shared >= need and sentence not in seen:
+                    seen.add(sentence)
+                    out.append(_Sentence(sentence, shared, extract_facts(sentence)))
+        return out
+
+    def judge(self, claim: str, passages: Sequence[Passage], context: str | None = None) -> Verdict:
+        """ABSENT without aligned sentences, CONTRADICTED on a mismatch, SUPPORTED only by the extractive rule,
+        otherwise PARTIAL.
+
+        ``context`` is the whole sentence an atomic claim came from: when given, passage sentences are
+        aligned with the sentence's words (a part such as "a standard membership costs EUR 60" may share
+        no word with "Students pay EUR 30 instead of EUR 72" that its sentence does), and values the other
+        parts state count as explained. Only the claim's own values are checked.
+        """
+        aligned = self._aligned(context or claim, passages)
+        if not aligned:
+            return Verdict(ABSENT, self.name, explanation="no passage sentence shares the claim's content words")
+        claim_facts = [f for f in extract_facts(claim) if f.kind != "number" or f.value not in _SMALL_ORDINALS
+                       or f.high is not None or f.unit]
+        for s in aligned:
+            conflict = direction_conflict(claim, s.text) or from_to_swapped(claim, s.text)
+            if conflict and s.overlap >= max(2, min(len(anchor_words(claim)), 3)):
+                return Verdict(CONTRADICTED, self.name, s.text.strip(), conflict[1], (conflict[0],))
+        if not claim_facts:
+            return self._no_facts(claim, aligned)
+        best = max(aligned, key=lambda s: (sum(any(facts_equal(c, o) for o in s.facts) for c in claim_facts),
+                                           s.overlap))
+        local = local_direction_conflict(claim, claim_facts, best.text, best.facts)
+        if local:
+            return Verdict(CONTRADICTED, self.name, best.text.strip(), local[1], (local[0],))
+        everywhere = [f for p in passages for f in extract_facts(p.text)]
+        explainers = claim_facts + (extract_facts(context) if context else [])
+        mismatched: list[Fact] = []
+        missing: list[Fact] = []
+        matched: list[Fact] = []
+        for fact in claim_facts:
+            if any(_same_slot(fact, o, claim_facts, best) for o in best.facts) or _quote_in(fact, best.text):
+                matched.append(fact)
+            elif _unexplained_rival(fact, best, explainers):
+                mismatched.append(fact)  # the sentence that states the claim's other facts says another value
+            elif any(facts_equal(fact, o) for s in aligned for o in s.facts) or any(
+                    _quote_in(fact, s.text) for s in aligned):
+                missing.append(fact)  # stated, but not in the same sentence as the rest of the claim
+            elif not _bare_year(fact) and any(facts_equal(fact, o) for o in everywhere):
+                missing.append(fact)  # on the page, not where the claim aligns (a bare year such as the page's
+                # own date is too common to count)
+            elif any(_unexplained_rival(fact, s, explainers) for s in aligned):
+                mismatched.append(fact)
+            else:
+                missing.append(fact)
+        if mismatched:
+            flags = tuple(sorted({f"{f.kind}_mismatch" for f in mismatched}))
+            found = ", ".join(f.text for f in mismatched)
+            return Verdict(CONTRADICTED, self.name, best.text.strip(),
+                           f"aligned passage states different values for: {found}", flags)
+        if missing:
+            flags = tuple(sorted({f"{f.kind}_not_found" for f in missing}))
+            return Verdict(PARTIAL, self.name, best.text.strip(), "not found in the sentence where the claim "
+                           "aligns: " + ", ".join(f.text for f in missing), flags)
+        if self.extractive_support and extractive_support(claim, best.text):
+            return Verdict(SUPPORTED, self.name, best.text.strip(), "the claim's words and every value appear, "
+                           "in order, in one passage sentence", ("extractive_match",))
+        return Verdict(PARTIAL, self.name, best.text.strip(), "every number, date and quote matches in one "
+                       "sentence; wording not verified", ("facts_match",))
+
+    def _no_facts(self, claim: str, aligned: Sequence[_Sentence]) -> Verdict:
+        best = max(aligned, key=lambda s: s.overlap)
+        if self.extractive_support:
+            for s in aligned:
+                if extractive_support(claim, s.text):
+                    return Verdict(SUPPORTED, self.name, s.text.strip(), "the claim's words appear, in order, in "
+                                   "one passage sentence", ("extractive_match",))
+        return Verdict(PARTIAL, self.name, best.text.strip(), "on topic; nothing mechanically checkable",
+                       ("nothing_checkable",))
+
+
+def _same_slot(fact: Fact, other: Fact, claim_facts: Sequence[Fact], sentence: _Sentence) -> bool:
+    """``other`` states ``fact``'s value in the same role: a page's point of comparison ("up from 41 %")
+    does not confirm a claim that gives it as the current value, unless the claim also names the period the
+    comparison is about (a date of the claim stated right after it)."""
+    if not facts_equal(fact, other):
+        return False
+    if fact.kind == "date" or fact.baseline == other.baseline:
+        return True
+    after = [f for f in sentence.facts if f.kind == "date" and 0 <= f.start - other.end <= 25]
+    return any(facts_equal(c, d) for c in claim_facts if c.kind == "date" for d in after)
+
+
+def _unexplained_rival(fact: Fact, sentence: _Sentence, claim_facts: Sequence[Fact]) -> bool:
+    """The sentence states a value of the same kind that no claim fact accounts for."""
+    if fact.kind == "quote":
+        return any(o.kind == "quote" and not any(facts_equal(c, o) or _quote_in(c, o.text) for c in claim_facts)
+                   for o in sentence.facts)
+    return any(comparable(fact, o) and not any(facts_equal(c, o) for c in claim_facts) for o in sentence.facts)
+
+
+def _quote_in(fact: Fact, sentence: str) -> bool:
+    """A claim quotation appears verbatim (case and spacing aside) in the sentence, quoted there or not."""
+    if fact.kind != "quote":
+        return False
+    norm = " ".join(sentence.lower().replace("’", "'").replace("“", '"').replace("”", '"').split())
+    return str(fact.value) in norm
+
+
 def _bare_year(fact: Fact) -> bool:
     return fact.kind == "date" and fact.value[1] is None
-
-
-def _evidence(aligned: Sequence[str], facts: Sequence[Fact]) -> str:
-    for sentence in aligned:
-        if any(f.text in sentence for f in facts):
-            return sentence.strip()
-    return aligned[0].strip()

@@ -171,6 +171,7 @@ def evaluate_report(
     if not offline:
         liveness = (resolver or Resolver()).check(r.pair.url for r in cited if r.pair.url)
     todo: dict[tuple[str, str], str] = {}  # (claim, page sha256) -> page text: each is judged once
+    contexts: dict[str, str] = {}  # atomic claim -> the sentence it came from
     for r in cited:
         url = r.pair.url
         doc = index.fetched(url) if url else None
@@ -183,9 +184,10 @@ def evaluate_report(
             r.label = UNFETCHED
         else:
             todo.setdefault((r.pair.claim, doc.sha256), doc.text)
+            contexts.setdefault(r.pair.claim, r.pair.sentence.text)
             r.stale = is_stale(r.pair.claim, doc.text, now=now if now is not None else time.time(),
-                               max_age_days=stale_days)
-    verdicts = _judge_all(judge, todo, workers, progress)
+                               max_age_days=stale_days, content_type=doc.content_type)
+    verdicts = _judge_all(judge, todo, workers, progress, contexts)
     for r in cited:
         doc = index.fetched(r.pair.url) if r.pair.url else None
         if doc is not None:
@@ -213,11 +215,14 @@ _Judged = tuple[Verdict, "Verdict | None", list[Passage]]
 
 
 def _judge_all(judge: Judge, todo: dict[tuple[str, str], str], workers: int,
-               progress: Progress | None) -> dict[tuple[str, str], _Judged]:
-    """Judge every (claim, page) once against the page's top passages, ``workers`` at a time."""
+               progress: Progress | None, contexts: dict[str, str]) -> dict[tuple[str, str], _Judged]:
+    """Judge every (claim, page) once against the page's top passages, ``workers`` at a time; passages are
+    retrieved with the claim's words first and its sentence's after them."""
     def one(key: tuple[str, str]) -> _Judged:
-        passages = top_passages(key[0], todo[key])
-        verdict, checker = judge_with_checker(judge, key[0], passages)
+        context = contexts.get(key[0])
+        query = key[0] if not context or context == key[0] else f"{key[0]} {key[0]} {context}"
+        passages = top_passages(query, todo[key])
+        verdict, checker = judge_with_checker(judge, key[0], passages, context=context)
         return verdict, checker, passages
 
     out: dict[tuple[str, str], _Judged] = {}

@@ -3,7 +3,8 @@
 The deterministic checker compares these between a claim and the passage sentences aligned to it, and the
 ``stale`` check reads a page's own date with the same date patterns. Values are normalised (scale words
 applied, dates as (year, month, day) with unknown parts None) so that "$1.2 billion" equals "1,200 million
-dollars" and "March 2024" is compared at month precision.
+dollars" and "March 2024" is compared at month precision. Qualifiers ("about", "more than"), fractions
+("two thirds of") and ranges ("40-50 %", "March 6–7") carry their tolerance (see ``_quantities``).
 """
 
 from __future__ import annotations
@@ -11,9 +12,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
-__all__ = ["Fact", "extract_facts", "facts_equal", "comparable", "find_dates", "anchor_words"]
+from citetrace.eval._align import STOP, anchor_words, stem
+from citetrace.eval._quantities import FRACTION, fraction_value, qualifier_before, values_agree
+
+__all__ = ["Fact", "extract_facts", "facts_equal", "comparable", "find_dates", "anchor_words", "quotations"]
 
 _MONTHS = {
     m: i + 1
@@ -28,11 +32,15 @@ _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _SCALE = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9, "b": 1e9,
           "trillion": 1e12, "tn": 1e12}
 _SCALE_RE = r"(?:\s*(thousand|million|billion|trillion|bn|mn|tn|k|m|b)\b)?"
+_DASH = r"\s*(?:–|—|-|to|and)\s*"  # day ranges only: "March 6 to 7", "6-7 March"
+_RANGE = r"\s*[–—-]\s*"  # number ranges need a dash ("from 410 to 860" is a change, not a range)
+_PCT = r"(%|percent\b|per cent\b|percentage points?\b|pp\b)"
 
 _UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
           "seventeen eighteen nineteen").split()
 _TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
 _WORDNUM = rf"(?:{'|'.join(_TENS)})(?:[- ](?:{'|'.join(_UNITS[1:10])}))?|{'|'.join(_UNITS[10:])}"
+_YEAR = r"(1[89]\d\d|20\d\d)"
 
 
 def _word_value(words: str) -> int:
@@ -42,33 +50,9 @@ def _word_value(words: str) -> int:
     return _UNITS.index(parts[0])
 
 
-_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("date", re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")),
-    ("date", re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH},?\s+(\d{{4}})\b", re.I)),
-    ("date", re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I)),
-    ("date", re.compile(rf"\b{_MONTH}\s+(?:of\s+)?(\d{{4}})\b", re.I)),
-    ("money", re.compile(rf"([$€£¥]|\b(?:USD|EUR|GBP|CHF|JPY)\s)\s?({_NUM}){_SCALE_RE}")),
-    ("money", re.compile(rf"\b({_NUM}){_SCALE_RE}\s*(USD|EUR|GBP|dollars?|euros?|pounds?)\b", re.I)),
-    ("percent", re.compile(rf"({_NUM})\s*(%|percent\b|per cent\b|percentage points?\b|pp\b)", re.I)),
-    ("year", re.compile(r"\b(1[89]\d\d|20\d\d)\b(?!\s*(?:%|percent))")),
-    ("number", re.compile(rf"(?<![\w.])({_NUM}){_SCALE_RE}(?![\w%])", re.I)),
-    ("quote", re.compile(r"[\"“]([^\"“”]{12,300})[\"”]")),
-    ("wpercent", re.compile(rf"\b({_WORDNUM})\s*(%|percent\b|per cent\b)", re.I)),
-    ("wnumber", re.compile(rf"\b({_WORDNUM})\b", re.I)),
-)
-_STOP = frozenset(
-    "the a an and or of to in on for by with from at as is are was were be been being that this these those it its "
-    "than then into over under about after before since per also has have had not but which who whom what when "
-    "where while more most less least very such can could may might will would should their there they them he she "
-    "his her our we you your new reported report according said says percent million billion year years "
-    "currently current now today still latest".split()
-) | frozenset(_MONTHS)
-_WORD = re.compile(r"[a-z][a-z\-']+")
-
-
 @dataclass(frozen=True)
 class Fact:
-    """One checkable fact: ``kind`` in date/money/percent/year/number/quote, normalised ``value``."""
+    """One checkable fact: ``kind`` in date/money/percent/number/quote, normalised ``value``."""
 
     kind: str
     value: Any
@@ -78,79 +62,33 @@ class Fact:
     unit: str = ""
     """For plain numbers: the word after the number (five-letter prefix), so 1,600 jobs and 40,000 wafers are
     never compared with each other."""
+    qualifier: str = ""
+    """about / nearly / more / less / fraction, or "" for an exact value (see ``_quantities``)."""
+    high: float | None = None
+    """The upper end of a range (for a date range, the last day)."""
+    baseline: bool = False
+    """The value is a point of comparison ("up from 41 %", "compared with six", "against 272 a year
+    earlier"), not the value the sentence is about."""
 
 
 def _num(raw: str, scale: str | None) -> float:
     return float(raw.replace(",", "")) * _SCALE.get((scale or "").lower(), 1.0)
 
 
-def _date_value(kind_groups: tuple[str | None, ...], pattern_index: int) -> tuple[int, int | None, int | None] | None:
-    g = kind_groups
+def _month(name: str | None) -> int:
+    return _MONTHS[(name or "").lower().rstrip(".")]
+
+
+def _ymd(y: int | None, m: int, d: int | None) -> tuple[int | None, int, int | None] | None:
     try:
-        if pattern_index == 0:
-            y, m, d = int(g[0] or 0), int(g[1] or 0), int(g[2] or 0)
-        elif pattern_index == 1:
-            d, m, y = int(g[0] or 0), _MONTHS[(g[1] or "").lower().rstrip(".")], int(g[2] or 0)
-        elif pattern_index == 2:
-            m, d, y = _MONTHS[(g[0] or "").lower().rstrip(".")], int(g[1] or 0), int(g[2] or 0)
-        else:
-            return int(g[1] or 0), _MONTHS[(g[0] or "").lower().rstrip(".")], None
-        date(y, m, d)
-        return y, m, d
-    except (KeyError, ValueError):
+        date(y or 2000, m, d or 1)
+    except ValueError:
         return None
+    return y, m, d
 
 
-def extract_facts(text: str) -> list[Fact]:
-    """Every fact in ``text``, earliest pattern winning where spans overlap."""
-    taken = [False] * len(text)
-    facts: list[Fact] = []
-    for index, (pattern_kind, pattern) in enumerate(_PATTERNS):
-        for m in pattern.finditer(text):
-            kind = pattern_kind
-            if any(taken[m.start():m.end()]):
-                continue
-            value: Any
-            g = m.groups()
-            if kind == "date":
-                value = _date_value(g, index)
-                if value is None:
-                    continue
-            elif kind == "money":
-                symbol, raw, scale = (g[0], g[1], g[2]) if g[0] and not g[0][0].isdigit() else (g[2], g[0], g[1])
-                value = (_currency(symbol), _num(raw, scale))
-            elif kind == "percent":
-                value = ("pp" if g[1].lower().startswith(("percentage", "pp")) else "%", float(g[0].replace(",", "")))
-            elif kind == "year":
-                value = (int(g[0]), None, None)
-            elif kind == "number":
-                value = _num(g[0], g[1])
-            elif kind == "wpercent":
-                kind, value = "percent", ("%", float(_word_value(g[0])))
-            elif kind == "wnumber":
-                kind, value = "number", float(_word_value(g[0]))
-            else:
-                value = " ".join(g[0].lower().split())
-            for k in range(m.start(), m.end()):
-                taken[k] = True
-            unit = _unit_after(text, m.end()) if kind == "number" else ""
-            facts.append(Fact("date" if kind == "year" else kind, value, m.group(0), m.start(), m.end(), unit))
-    facts.sort(key=lambda f: f.start)
-    return facts
-
-
-_UNIT_WORD = re.compile(r"\s*(?:(?:more|fewer|less|new|additional|extra|of|the|a|permanent|full-time|total|average)\s+)*"
-                        r"([a-z][a-z\-]+)", re.I)
-
-
-def _unit_after(text: str, end: int) -> str:
-    m = _UNIT_WORD.match(text, end)
-    return m.group(1).lower()[:5] if m else ""
-
-
-def comparable(a: Fact, b: Fact) -> bool:
-    """Same kind, and for plain numbers the same unit word when both have one."""
-    return a.kind == b.kind and (a.kind != "number" or not a.unit or not b.unit or a.unit == b.unit)
+def _pct_unit(word: str) -> str:
+    return "pp" if word.lower().startswith(("percentage", "pp")) else "%"
 
 
 def _currency(symbol: str) -> str:
@@ -164,34 +102,175 @@ def _currency(symbol: str) -> str:
     return s.upper()
 
 
-def _close(a: float, b: float, claim_text: str) -> bool:
-    if a == b:
-        return True
-    decimals = len(claim_text.split(".")[1].rstrip("%").strip()) if "." in claim_text else 0
-    return round(b, decimals) == round(a, decimals) and decimals > 0 and abs(a - b) / max(abs(a), 1e-9) < 0.02
+_Parsed = tuple[str, Any, "float | None"] | None  # (kind, value, high) or None to skip (a claimed span)
+_Parser = Callable[[re.Match[str]], _Parsed]
+
+
+def _money(g: tuple[Any, ...]) -> _Parsed:
+    symbol, raw, scale = (g[0], g[1], g[2]) if g[0] and not g[0][0].isdigit() else (g[2], g[0], g[1])
+    return "money", (_currency(symbol), _num(raw, scale)), None
+
+
+def _fraction(m: re.Match[str]) -> _Parsed:
+    value = fraction_value(m)
+    return None if value is None else ("percent", ("%", value), None)
+
+
+_PATTERNS: tuple[tuple[re.Pattern[str], _Parser], ...] = (
+    (re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"),
+     lambda m: ("date", _ymd(int(m[1]), int(m[2]), int(m[3])), None)),
+    (re.compile(rf"\b{_MONTH}\s+(\d{{1,2}}){_DASH}(\d{{1,2}})\b(?!\s*(?:%|percent))(?:,?\s+{_YEAR}\b)?", re.I),
+     lambda m: ("date", _ymd(int(m[4]) if m[4] else None, _month(m[1]), int(m[2])), float(m[3]))),
+    (re.compile(rf"\b(\d{{1,2}}){_DASH}(\d{{1,2}})\s+{_MONTH}(?:,?\s+{_YEAR}\b)?", re.I),
+     lambda m: ("date", _ymd(int(m[4]) if m[4] else None, _month(m[3]), int(m[1])), float(m[2]))),
+    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH},?\s+{_YEAR}\b", re.I),
+     lambda m: ("date", _ymd(int(m[3]), _month(m[2]), int(m[1])), None)),
+    (re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR}\b", re.I),
+     lambda m: ("date", _ymd(int(m[3]), _month(m[1]), int(m[2])), None)),
+    (re.compile(rf"\b{_MONTH}\s+(?:of\s+)?{_YEAR}\b", re.I),
+     lambda m: ("date", _ymd(int(m[2]), _month(m[1]), None), None)),
+    (re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*(?:%|percent|,\d))", re.I),
+     lambda m: ("date", _ymd(None, _month(m[1]), int(m[2])), None)),
+    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH}\b", re.I),
+     lambda m: ("date", _ymd(None, _month(m[2]), int(m[1])), None)),
+    (re.compile(r"\b(1[89]\d0|20\d0)(?:'|’)?s\b"), lambda m: None),  # "the 2000's", "1990s": not a year
+    (re.compile(rf"([$€£¥]|\b(?:USD|EUR|GBP|CHF|JPY)\s)\s?({_NUM}){_SCALE_RE}"), lambda m: _money(m.groups())),
+    (re.compile(rf"\b({_NUM}){_SCALE_RE}\s*(USD|EUR|GBP|dollars?|euros?|pounds?)\b", re.I),
+     lambda m: _money(m.groups())),
+    (re.compile(rf"\bbetween\s+({_NUM})\s*%?\s+and\s+({_NUM})\s*{_PCT}|({_NUM})\s*%?{_RANGE}({_NUM})\s*{_PCT}", re.I),
+     lambda m: ("percent", (_pct_unit(m[3] or m[6]), float((m[1] or m[4]).replace(",", ""))),
+                float((m[2] or m[5]).replace(",", "")))),
+    (re.compile(rf"({_NUM})\s*{_PCT}", re.I),
+     lambda m: ("percent", (_pct_unit(m[2]), float(m[1].replace(",", ""))), None)),
+    (FRACTION, _fraction),
+    (re.compile(rf"\b{_YEAR}\b(?!\s*(?:%|percent|'s|’s))"), lambda m: ("date", (int(m[1]), None, None), None)),
+    (re.compile(rf"\bbetween\s+({_NUM})\s+and\s+({_NUM}){_SCALE_RE}(?![\w%])", re.I),
+     lambda m: ("number", _num(m[1], m[3]), _num(m[2], m[3]))),
+    (re.compile(rf"(?<![\w.\-–])({_NUM}){_RANGE}({_NUM}){_SCALE_RE}(?![\w%.]\d)(?![\w%])", re.I),
+     lambda m: ("number", _num(m[1], m[3]), _num(m[2], m[3]))),
+    (re.compile(rf"(?<![\w.])({_NUM}){_SCALE_RE}(?![\w%])", re.I), lambda m: ("number", _num(m[1], m[2]), None)),
+    (re.compile(rf"\b({_WORDNUM})\s*(%|percent\b|per cent\b)", re.I),
+     lambda m: ("percent", ("%", float(_word_value(m[1]))), None)),
+    (re.compile(rf"\b({_WORDNUM})\b", re.I), lambda m: ("number", float(_word_value(m[1])), None)),
+)
+_UNIT_WORDS = re.compile(r"\s*([A-Za-z][A-Za-z\-]*)(?:\s+([A-Za-z][A-Za-z\-]*))?(?:\s+([A-Za-z][A-Za-z\-]*))?")
+_UNIT_SKIP = STOP | frozenset("more fewer less new additional extra permanent full-time total average just only some "
+                              "around".split())
+_BASELINE_BEFORE = re.compile(r"(?:\bfrom|compared\s+(?:with|to)|\bagainst|\bthan|\bversus|\bvs\.?)\s+"
+                              r"(?:(?:about|around|just|only|the|a|an)\s+)*$", re.I)
+_BASELINE_AFTER = re.compile(r"^[^,.;]{0,30}?\b(?:a year earlier|the year before|a year ago|the previous year|"
+                             r"previously)\b", re.I)
+_TITLE_CUE = re.compile(r"(?:titled|entitled|called|named|headlined|report|study|paper|book|article|series|"
+                        r"film|show|album|song|programme|program|campaign|plan)\s*$", re.I)
+_QUOTE_PAIRS = re.compile(r"\"([^\"\n]{1,400})\"|“([^“”\n]{1,400})”")
+
+
+def _unit_after(text: str, end: int) -> str:
+    """Stems of the first two content words after a number ("coffe tree" for "1.4 million ageing coffee
+    trees" gives "age coffe"), joined by spaces; "" when none follow."""
+    m = _UNIT_WORDS.match(text, end)
+    if not m:
+        return ""
+    words = [w.lower() for w in m.groups() if w and w.lower() not in _UNIT_SKIP]
+    return " ".join(stem(w) for w in words[:2])
+
+
+def _is_baseline(text: str, start: int, end: int) -> bool:
+    return bool(_BASELINE_BEFORE.search(text[max(0, start - 30):start]) or _BASELINE_AFTER.match(text[end:end + 45]))
+
+
+def _is_title(inner: str, before: str) -> bool:
+    """A quoted title ("Housing Outlook 2024", the report "Fair Shares") is not a quotation."""
+    words = re.findall(r"[A-Za-z][A-Za-z'’-]*", inner)
+    long = [w for w in words if len(w) > 3]
+    title_case = bool(long) and sum(w[0].isupper() for w in long) / len(long) >= 0.6
+    return title_case or bool(_TITLE_CUE.search(before))
+
+
+def quotations(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, normalised inner text) of each quotation: quote marks paired in order (two separate
+    quotations never merge), at least three words, titles excluded."""
+    out: list[tuple[int, int, str]] = []
+    for m in _QUOTE_PAIRS.finditer(text):
+        inner = m.group(1) if m.group(1) is not None else m.group(2)
+        if len(inner.split()) < 3 or _is_title(inner, text[max(0, m.start() - 20):m.start()]):
+            continue
+        out.append((m.start(), m.end(), " ".join(inner.lower().split()).strip(" ,.")))
+    return out
+
+
+def extract_facts(text: str) -> list[Fact]:
+    """Every fact in ``text``, earliest pattern winning where spans overlap."""
+    taken = [False] * len(text)
+    facts: list[Fact] = []
+    for start, end, inner in quotations(text):
+        facts.append(Fact("quote", inner, text[start:end], start, end))
+        # numbers inside a quotation are still facts; the quotation itself is not re-read as numbers
+    for pattern, parse in _PATTERNS:
+        for m in pattern.finditer(text):
+            if any(taken[m.start():m.end()]):
+                continue
+            parsed = parse(m)
+            for k in range(m.start(), m.end()):
+                taken[k] = True
+            if parsed is None or parsed[1] is None:
+                continue
+            kind, value, high = parsed
+            qualifier = "fraction" if pattern is FRACTION else qualifier_before(text, m.start())
+            unit = _unit_after(text, m.end()) if kind == "number" else ""
+            if kind == "percent":  # a share ("64 % of farms", "two thirds of") is not a change ("up 9 %")
+                unit = "of" if pattern is FRACTION or re.match(r"\s+of\b", text[m.end():]) else ""
+            facts.append(Fact(kind, value, m.group(0), m.start(), m.end(), unit, qualifier, high,
+                              kind != "date" and _is_baseline(text, m.start(), m.end())))
+    facts.sort(key=lambda f: f.start)
+    return facts
+
+
+def comparable(a: Fact, b: Fact) -> bool:
+    """Same kind; plain numbers share a unit word when both have one; a fraction ("half of") is compared
+    only with a share ("50 % of"), never with a change ("up 9 %")."""
+    if a.kind != b.kind:
+        return False
+    if a.kind == "percent" and "fraction" in (a.qualifier, b.qualifier):
+        return a.unit == b.unit == "of"
+    return a.kind != "number" or not a.unit or not b.unit or bool(set(a.unit.split()) & set(b.unit.split()))
+
+
+def _dates_agree(claim: Fact, other: Fact) -> bool:
+    cy, cm, cd = claim.value
+    oy, om, od = other.value
+    if cy is not None and oy is not None and cy != oy:
+        return False
+    if cm is None:
+        return bool(cy == oy)
+    if om is None:  # a bare year cannot confirm a month
+        return False
+    if cm != om:
+        return False
+    if cd is None or od is None:
+        return cd is None  # a claim's month matches any day of it, not the reverse
+    clo, chi = cd, int(claim.high) if claim.high is not None else cd
+    olo, ohi = od, int(other.high) if other.high is not None else od
+    return bool(clo <= ohi and olo <= chi)
 
 
 def facts_equal(claim: Fact, other: Fact) -> bool:
-    """True when ``other`` states the same value as ``claim`` at the claim's precision."""
+    """True when ``other`` states the same value as ``claim`` at the claim's precision and tolerance."""
     if claim.kind != other.kind:
         return False
     if claim.kind == "date":
-        cy, cm, cd = claim.value
-        oy, om, od = other.value
-        return bool(cy == oy and (cm is None or cm == om) and (cd is None or cd == od))
+        return _dates_agree(claim, other)
     if claim.kind == "quote":
         return claim.value == other.value or str(claim.value) in str(other.value)
     if claim.kind in ("money", "percent"):
         (cu, cv), (ou, ov) = claim.value, other.value
-        return bool(cu == ou and _close(float(cv), float(ov), claim.text))
-    return _close(float(claim.value), float(other.value), claim.text)
+        return bool(cu == ou and values_agree((float(cv), claim.high, claim.qualifier, claim.text),
+                                              (float(ov), other.high, other.qualifier, other.text),
+                                              percent=claim.kind == "percent"))
+    return values_agree((float(claim.value), claim.high, claim.qualifier, claim.text),
+                        (float(other.value), other.high, other.qualifier, other.text))
 
 
 def find_dates(text: str) -> Iterator[Fact]:
     """Dates with at least a year, in order."""
-    return (f for f in extract_facts(text) if f.kind == "date")
-
-
-def anchor_words(text: str) -> set[str]:
-    """Content words (lower-cased, five-letter prefixes) used to align claim and passage sentences."""
-    return {w[:5] for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in _STOP}
+    return (f for f in extract_facts(text) if f.kind == "date" and f.value[0] is not None)

@@ -89,7 +89,23 @@ def format_judge_report(report: JudgeReport) -> str:
         (k, _pct(v["precision"]), _pct(v["recall"]), f"{v['f1'] or 0:.3f}", int(v["support"] or 0))
         for k, v in report.per_label.items()
     ])
+    from citetrace.eval._judge_eval import TARGETS
+
+    described = {"false_contradiction_sp": "false-contradiction on SUPPORTED/PARTIAL gold",
+                 "contradicted_recall": "CONTRADICTED recall", "absent_precision": "ABSENT precision",
+                 "false_support": "false-support (SUPPORTED | gold ABSENT or CONTRADICTED)"}
+    targets = "\n".join(
+        f"  {rate(described[name], pair)}  target {TARGETS[name][0]} {100 * TARGETS[name][1]:.0f} %: "
+        f"{ {True: 'met', False: 'NOT met', None: 'n/a'}[report.target_met(name)] }"
+        for name, pair in report.flagger.items())
+    support = ""
+    if report.judge == "deterministic":
+        fs = report.flagger.get("false_support", (0, 0))
+        support = ("offline SUPPORTED comes only from the extractive rule; its false-support rate on this set is "
+                   f"{fs[0]}/{fs[1]}; the rule is kept only while it stays at or below 2 % on both shipped sets "
+                   "(docs/eval.md)\n")
     return (f"judge {report.judge} on {report.n} labelled pairs\n\n{matrix}\n\n{per}\n\n"
+            f"flagger targets:\n{targets}\n{support}"
             f"accuracy {100 * report.accuracy:.1f} %  kappa {kappa}  macro-F1 {report.macro_f1:.3f}  "
             f"judge errors {report.judge_errors}\n"
             f"{rate('false-support rate (judge SUPPORTED | gold ABSENT or CONTRADICTED)', report.false_support)}\n"

@@ -10,12 +10,22 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from citetrace.eval._types import ABSENT, CONTRADICTED, JUDGE_ERROR, JUDGE_LABELS, SUPPORTED, Passage
+from citetrace.eval._types import ABSENT, CONTRADICTED, JUDGE_ERROR, JUDGE_LABELS, PARTIAL, SUPPORTED, Passage
 
-__all__ = ["LabelledPair", "load_labels", "cohen_kappa", "wilson", "JudgeReport", "evaluate_judge", "confusion"]
+__all__ = ["LabelledPair", "load_labels", "cohen_kappa", "wilson", "JudgeReport", "evaluate_judge", "confusion",
+           "TARGETS"]
+
+TARGETS = {
+    "false_contradiction_sp": ("at most", 0.05),
+    "contradicted_recall": ("at least", 0.75),
+    "absent_precision": ("at least", 0.90),
+    "false_support": ("at most", 0.02),
+}
+"""The flagger targets of an offline checker (issue 15): false contradictions on SUPPORTED/PARTIAL gold,
+CONTRADICTED recall, ABSENT precision, and the false-support ceiling that allows an offline SUPPORTED."""
 
 
 @dataclass(frozen=True)
@@ -105,6 +115,16 @@ class JudgeReport:
     judge_errors: int
     human_kappa: float | None
     human_n: int
+    flagger: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """The target figures as (numerator, denominator): see ``TARGETS``."""
+
+    def target_met(self, name: str) -> bool | None:
+        """True/False against ``TARGETS`` (on the point estimate), None when nothing was counted."""
+        num, den = self.flagger[name] if name in self.flagger else (0, 0)
+        if not den:
+            return None
+        direction, bound = TARGETS[name]
+        return num / den <= bound if direction == "at most" else num / den >= bound
 
     def as_dict(self) -> dict[str, Any]:
         fs, fc = self.false_support, self.false_contradiction
@@ -116,6 +136,9 @@ class JudgeReport:
             "false_contradiction_rate": {"numerator": fc[0], "denominator": fc[1],
                                          "value": fc[0] / fc[1] if fc[1] else None, "wilson95": wilson(*fc)},
             "judge_errors": self.judge_errors, "human_kappa": self.human_kappa, "human_n": self.human_n,
+            "targets": {name: {"numerator": n, "denominator": d, "value": n / d if d else None,
+                               "wilson95": wilson(n, d), "target": f"{TARGETS[name][0]} {TARGETS[name][1]:.2f}",
+                               "met": self.target_met(name)} for name, (n, d) in self.flagger.items()},
         }
 
 
@@ -150,7 +173,15 @@ def evaluate_judge(
     not_contra = [p for g, p in zip(gold, pred) if g != CONTRADICTED]
     doubled = [(p.label1 or p.label, p.label2) for p in pairs if p.label2 is not None]
     human = cohen_kappa([a for a, _ in doubled], [b for _, b in doubled if b is not None]) if doubled else None
+    sp = [p for g, p in zip(gold, pred) if g in (SUPPORTED, PARTIAL)]
+    flagger = {
+        "false_contradiction_sp": (sp.count(CONTRADICTED), len(sp)),
+        "contradicted_recall": (matrix[2][2], sum(matrix[2])),
+        "absent_precision": (matrix[3][3], sum(row[3] for row in matrix)),
+        "false_support": (negatives.count(SUPPORTED), len(negatives)),
+    }
     return JudgeReport(
+        flagger=flagger,
         judge=judge_name, labels=labels, matrix=matrix, n=len(pairs),
         accuracy=sum(1 for g, p in zip(gold, pred) if g == p) / len(pairs),
         kappa=cohen_kappa(gold, pred), per_label=per_label, macro_f1=sum(f1s) / len(f1s),

@@ -8,20 +8,47 @@ never dropped), because LLM judges drift and an unchecked "SUPPORTED" is worth l
 
 from __future__ import annotations
 
+import email.utils
 import json
 import logging
 import re
 import threading
 import time
-from typing import Any, Sequence
+from datetime import datetime, timezone
+from typing import Any, Callable, Sequence
 
 import requests
 
 from citetrace.eval._types import ABSENT, JUDGE_ERROR, JUDGE_LABELS, Passage, Verdict
 
-__all__ = ["LLMJudge", "PROMPT_VERSION", "build_messages", "parse_reply"]
+__all__ = ["LLMJudge", "PROMPT_VERSION", "build_messages", "parse_reply", "retry_after", "DEFAULT_TIMEOUT",
+           "DEFAULT_RETRIES"]
 
 _log = logging.getLogger("citetrace.eval")
+
+DEFAULT_TIMEOUT = 30.0
+"""Seconds one request may take (``--judge-timeout``)."""
+DEFAULT_RETRIES = 2
+"""Retries after a 429, a 5xx, a timeout or a connection error (``--judge-retries``)."""
+MAX_RETRY_AFTER = 60.0
+"""A ``Retry-After`` longer than this gives up at once (JUDGE_ERROR) rather than stalling the evaluation."""
+
+
+def retry_after(value: str | None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delta-seconds or an HTTP date), None when absent/bad."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
+
 
 PROMPT_VERSION = "citation-support-v1"
 """Bump whenever the prompt text or the reply format changes; it is recorded with every verdict."""
@@ -91,16 +118,22 @@ class LLMJudge:
         model: str,
         *,
         api_key: str | None = None,
-        timeout: float = 60.0,
-        retries: int = 2,
+        timeout: float = DEFAULT_TIMEOUT,
+        retries: int = DEFAULT_RETRIES,
         backoff: float = 1.0,
         json_mode: bool = False,
         session: requests.Session | None = None,
+        max_retry_after: float = MAX_RETRY_AFTER,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         if not base_url.startswith(("http://", "https://")):
             raise ValueError(f"judge endpoint must be an http(s) URL, got {base_url!r}")
         if not model:
             raise ValueError("an LLM judge needs a model name (--judge-model)")
+        if not timeout > 0:
+            raise ValueError(f"--judge-timeout must be a positive number of seconds, got {timeout!r}")
+        if retries < 0:
+            raise ValueError(f"--judge-retries must be 0 or more, got {retries!r}")
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.model = model
         self.api_key = api_key
@@ -108,6 +141,8 @@ class LLMJudge:
         self.retries = retries
         self.backoff = backoff
         self.json_mode = json_mode
+        self.max_retry_after = max_retry_after
+        self._sleep = sleep
         self._shared = session
         self._local = threading.local()  # one Session per thread when the judge is asked concurrently
 
@@ -136,9 +171,11 @@ class LLMJudge:
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
         problem = ""
+        wait: float | None = None
         for attempt in range(self.retries + 1):
             if attempt:
-                time.sleep(self.backoff * 2 ** (attempt - 1))
+                self._sleep(wait if wait is not None else self.backoff * 2 ** (attempt - 1))
+            wait = None
             try:
                 resp = self.session.post(self.url, json=self._payload(claim, passages), headers=headers,
                                          timeout=self.timeout)
@@ -147,12 +184,16 @@ class LLMJudge:
                 continue
             if resp.status_code == 429 or resp.status_code >= 500:
                 problem = f"HTTP {resp.status_code}"
+                wait = retry_after(resp.headers.get("Retry-After"))
+                if wait is not None and wait > self.max_retry_after:
+                    problem += f" (Retry-After {wait:.0f} s exceeds {self.max_retry_after:.0f} s)"
+                    break
                 continue
             if resp.status_code >= 400:
                 return Verdict(JUDGE_ERROR, self.name, explanation=f"HTTP {resp.status_code}: {resp.text[:200]}",
                                flags=("http_error",))
             return self._verdict(resp, passages)
-        _log.warning("citetrace eval: LLM judge gave up after %d attempts (%s)", self.retries + 1, problem)
+        _log.warning("citetrace eval: LLM judge gave up (%s)", problem)
         return Verdict(JUDGE_ERROR, self.name, explanation=problem, flags=("http_error",))
 
     def _verdict(self, resp: requests.Response, passages: Sequence[Passage]) -> Verdict:

@@ -1,0 +1,152 @@
+"""The two narrow rules that let an offline checker say more than "nothing mechanical is wrong".
+
+- **Extractive support**: the claim's words, in order, inside one passage sentence (at most two extra words
+  inside the stretch that holds them), the sentence hedging nothing the claim states flatly ("may",
+  "plans", "expected"), and negation on both sides or neither. Only then, with every value matched by the
+  checker, is a claim SUPPORTED offline. It is deliberately literal: paraphrases stay PARTIAL. Its
+  false-support rate is measured by ``citetrace judge-eval`` on both labelled sets (docs/eval.md).
+- **Opposite directions**: the claim says a quantity rose and the aligned sentence says it fell (and never
+  that it rose), or the reverse; "from A to B" written as "from B to A".
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+from citetrace.eval._align import stem
+from citetrace.eval._facts import Fact, extract_facts, facts_equal
+
+__all__ = ["extractive_support", "direction_conflict", "from_to_swapped"]
+
+_LIGHT_STOP = frozenset(
+    "the a an of to in on for by with at as is are was were be been and that this its it has have had which who "
+    "per cent percent said says according".split()
+)
+_TOKEN = re.compile(r"[a-z][a-z\-']*")
+_NEGATION = frozenset("not no never none neither nor without n't cannot".split())
+_HEDGES = frozenset(
+    "may might could would should expected expects expect plans planned plan proposed proposes aims aim seeking "
+    "seeks likely unlikely estimated estimate forecast forecasts projected projects if until unless could "
+    "possibly reportedly allegedly around about roughly approximately nearly almost up".split()
+)
+_MAX_GAP = 2
+
+
+def _tokens(text: str) -> list[str]:
+    words = _TOKEN.findall(text.lower().replace("’", "'").replace("n't", " n't"))
+    return [w for w in words if w not in _LIGHT_STOP]
+
+
+def _window(claim: list[str], sentence: list[str]) -> int | None:
+    """Length of the shortest stretch of ``sentence`` holding ``claim`` as a subsequence (None if none)."""
+    best: int | None = None
+    for start, word in enumerate(sentence):
+        if word != claim[0]:
+            continue
+        k, end = 1, start
+        for j in range(start + 1, len(sentence)):
+            if k == len(claim):
+                break
+            if sentence[j] == claim[k]:
+                k, end = k + 1, j
+        if k == len(claim):
+            length = end - start + 1
+            best = length if best is None else min(best, length)
+    return best
+
+
+def extractive_support(claim: str, sentence: str) -> bool:
+    """The conservative rule above; the caller has already matched every value of the claim."""
+    c_words, s_words = _tokens(claim), _tokens(sentence)
+    if len(c_words) < 3:
+        return False
+    if (set(c_words) & _NEGATION) != (set(s_words) & _NEGATION):
+        return False
+    if (set(s_words) & _HEDGES) - set(c_words):
+        return False
+    length = _window([stem(w) for w in c_words], [stem(w) for w in s_words])
+    return length is not None and length - len(c_words) <= _MAX_GAP
+
+
+_UP = frozenset(stem(w) for w in "rise rose risen rising increase increased grow grew grown growing up climb climbed "
+                "gain gained higher jump jumped surge surged expand expanded soar soared doubled tripled larger "
+                "bigger more".split())
+_DOWN = frozenset(stem(w) for w in "fall fell fallen falling decrease decreased decline declined shrink shrank "
+                  "shrunk down drop dropped lower slump slumped contract contracted plunge plunged halved "
+                  "reduce reduced cut smaller fewer less".split())
+_PAIRS: tuple[tuple[frozenset[str], frozenset[str], str], ...] = (
+    (_UP, _DOWN, "rose / fell"),
+    (frozenset({stem("approved"), stem("approve")}), frozenset({stem("rejected"), stem("reject")}),
+     "approved / rejected"),
+    (frozenset({"above"}), frozenset({"below"}), "above / below"),
+    (frozenset({stem("won"), stem("win")}), frozenset({stem("lost"), stem("lose")}), "won / lost"),
+    (frozenset({stem("surplus")}), frozenset({stem("deficit")}), "surplus / deficit"),
+    (frozenset({stem("highest"), stem("largest"), stem("biggest")}),
+     frozenset({stem("lowest"), stem("smallest")}), "highest / lowest"),
+    (frozenset({"east", stem("eastern")}), frozenset({"west", stem("western")}), "east / west"),
+    (frozenset({"north", stem("northern")}), frozenset({"south", stem("southern")}), "north / south"),
+)
+_DIRECTION = {w: "up" for w in _UP} | {w: "down" for w in _DOWN}
+_LOCAL = re.compile(r"[a-z][a-z\-']*|\d[\d,.]*")
+
+
+def _direction_near(text: str, fact: Fact) -> str | None:
+    """The direction word closest to a value: up to three words before it, or two after it."""
+    before = [stem(w) for w in _LOCAL.findall(text[max(0, fact.start - 40):fact.start].lower())][-3:]
+    after = [stem(w) for w in _LOCAL.findall(text[fact.end:fact.end + 25].lower())][:2]
+    for word in (*reversed(before), *after):
+        if word in _DIRECTION:
+            return _DIRECTION[word]
+    return None
+
+
+def local_direction_conflict(claim: str, claim_facts: Sequence[Fact], sentence: str,
+                             sentence_facts: Sequence[Fact]) -> tuple[str, str] | None:
+    """(flag, explanation) when the sentence states a claim value with the opposite direction next to it:
+    "rose 22 %" against "fell 22 %", "9 % smaller" against "up 9 %"."""
+    for c in claim_facts:
+        if c.kind not in ("percent", "number", "money"):
+            continue
+        mine = _direction_near(claim, c)
+        if mine is None:
+            continue
+        for o in sentence_facts:
+            theirs = _direction_near(sentence, o) if facts_equal(c, o) else None
+            if theirs is not None and theirs != mine:
+                return "direction_mismatch", f"the passage says {o.text} went {theirs}, the claim {mine}"
+    return None
+
+
+def direction_conflict(claim: str, sentence: str) -> tuple[str, str] | None:
+    """(flag, explanation) when the sentence states the opposite direction of the claim and never its own."""
+    c = {stem(w) for w in _tokens(claim)}
+    s = {stem(w) for w in _tokens(sentence)}
+    if (c & _NEGATION) or (s & _NEGATION):
+        return None
+    for one, other, name in _PAIRS:
+        for mine, theirs in ((one, other), (other, one)):
+            if c & mine and not c & theirs and s & theirs and not s & mine:
+                return "direction_mismatch", f"the passage states the opposite direction ({name})"
+    return None
+
+
+_FROM_TO = re.compile(r"\bfrom\s+(.{1,40}?)\s+to\s+(.{1,40}?)(?=[,;.]\s|[,;.]?$|\s+(?:in|by|at|on|over|between)\b)",
+                      re.I)
+
+
+def _from_to(text: str) -> list[tuple[Fact, Fact]]:
+    out = []
+    for m in _FROM_TO.finditer(text):
+        a, b = extract_facts(m.group(1)), extract_facts(m.group(2))
+        if a and b and a[0].kind == b[0].kind:
+            out.append((a[0], b[0]))
+    return out
+
+
+def from_to_swapped(claim: str, sentence: str) -> tuple[str, str] | None:
+    """(flag, explanation) when the claim's "from A to B" is the sentence's "from B to A"."""
+    for a, b in _from_to(claim):
+        for c, d in _from_to(sentence):
+            if facts_equal(a, d) and facts_equal(b, c) and not facts_equal(a, c):
+                return "from_to_swapped", f"the passage goes from {c.text} to {d.text}, the claim the other way"
+    return None
