@@ -10,18 +10,20 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any
 
 from opentelemetry import trace
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SpanExporter
+from opentelemetry.sdk.trace.export import ConsoleSpanExporter, SpanExporter
 
 from citetrace import names
+from citetrace._exitbound import BoundedBatchSpanProcessor
 from citetrace.capture import _state
 from citetrace.config import Settings, load_settings
-from citetrace.store import LazyStore, Store, open_store, set_default_store
+from citetrace.store import BufferedStore, Store, agent_store, set_default_store
 
 __all__ = ["configure", "Telemetry", "exporter_from_env"]
 
@@ -43,17 +45,26 @@ class Telemetry:
     owns_provider: bool = False
 
     def force_flush(self, timeout_millis: int = 30_000) -> bool:
+        """Export what is decided and write what the store queued, within ``timeout_millis`` overall."""
+        deadline = time.monotonic() + timeout_millis / 1000.0
+        done = True
         if self.tracer_provider is not None:
-            return bool(self.tracer_provider.force_flush(timeout_millis))
-        return True
+            done = bool(self.tracer_provider.force_flush(timeout_millis))
+        if isinstance(self.store, BufferedStore):
+            done = self.store.flush(max(0.0, deadline - time.monotonic())) and done
+        return done
 
     def shutdown(self) -> None:
+        """Export what is left (bounded by the OTLP timeout plus a margin), then flush the store's queue
+        (bounded by ``CITETRACE_STORE_EXIT_WAIT_SECONDS``); what is still queued then is counted lost."""
         global _current
         if self.tracer_provider is not None:
             if self.owns_provider:
                 self.tracer_provider.shutdown()
             elif self.processor is not None:
                 self.processor.shutdown()
+        if isinstance(self.store, BufferedStore):
+            self.store.close_at_exit()
         if self.metrics_server is not None:
             server = self.metrics_server[0] if isinstance(self.metrics_server, tuple) else self.metrics_server
             try:
@@ -143,13 +154,8 @@ def configure(
             _current = telemetry
         return telemetry
 
-    run_store: Store | None
-    if isinstance(store, str):
-        run_store = open_store(store)
-    elif store is not None:
-        run_store = store
-    else:
-        run_store = LazyStore(resolved.store_uri)  # opened on first write
+    # opened on first write, bounded lock waits, a queue for a locked store; a bad URI argument raises here
+    run_store = agent_store(store, resolved)
     set_default_store(run_store)
 
     owns = False
@@ -176,7 +182,7 @@ def configure(
     if processor is not None:
         provider.add_span_processor(processor)
     if exporter is not None and (processor is None or not embedded):
-        provider.add_span_processor(BatchSpanProcessor(exporter))
+        provider.add_span_processor(BoundedBatchSpanProcessor(exporter))
     _state.reset(resolved, tracer_provider=provider, store_=run_store)
 
     server = None

@@ -1,7 +1,11 @@
 """`citetrace ...`: a thin dispatcher. Each area registers its own subcommands from a private ``_cli`` module.
 
 Logic lives in the library; a command only parses arguments, calls it, and prints. Bad input exits with
-status 2 and one line naming the problem, never a traceback.
+status 2 and one line naming the problem, never a traceback: ``main`` is the one place that turns a
+``CommandError`` or a store problem (``StoreError``: missing, corrupted, ambiguous run id) into that line, and
+a reader that closes the pipe early (``citetrace show RUN | head``) into a quiet exit. Commands find their
+store through ``store_uri`` (checked, naming where it came from) and ``open_store_for_reading`` (never
+creates anything).
 """
 
 from __future__ import annotations
@@ -9,10 +13,16 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-__all__ = ["main", "build_parser", "CommandError"]
+from citetrace import names
+
+if TYPE_CHECKING:
+    from citetrace.store import Store
+
+__all__ = ["main", "build_parser", "CommandError", "open_store_for_reading", "positive_int", "store_uri"]
 
 # Modules that define ``register(subparsers) -> None``; each adds parsers whose ``func(args) -> int`` runs.
 _COMMAND_MODULES = (
@@ -28,6 +38,44 @@ _COMMAND_MODULES = (
 
 class CommandError(Exception):
     """A problem with the user's input: printed as one line, exit status 2."""
+
+
+def positive_int(raw: str) -> int:
+    """argparse type: a whole number >= 1 (``--limit -5`` is an argument error, not "every run")."""
+    try:
+        value = int(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {raw!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {raw!r}")
+    return value
+
+
+def store_uri(arg: str | None) -> str:
+    """The store a command uses (``--store``, else ``CITETRACE_STORE``, else the default), checked.
+
+    A bad URI is a ``CommandError`` naming where it came from, so ``CITETRACE_STORE=ftp://x`` fails every
+    command the same way instead of being ignored.
+    """
+    from citetrace.store import parse_store_uri
+
+    if arg is not None:
+        source, raw = "--store", arg
+    elif os.environ.get(names.ENV_STORE) is not None:
+        source, raw = names.ENV_STORE, os.environ[names.ENV_STORE]
+    else:
+        source, raw = "default store", names.STORE_DEFAULT_URI
+    try:
+        return parse_store_uri(raw).uri
+    except ValueError as exc:
+        raise CommandError(f"{source}: {exc}") from None
+
+
+def open_store_for_reading(arg: str | None) -> "Store":
+    """Open the command's store read-only: a missing file is "no store at ...", never a new empty one."""
+    from citetrace.store import open_existing_store
+
+    return open_existing_store(store_uri(arg))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -55,11 +103,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     if func is None:
         parser.print_help()
         return 2
+    from citetrace.store import StoreError
+
     try:
-        return int(func(args) or 0)
-    except CommandError as exc:
+        status = int(func(args) or 0)
+        sys.stdout.flush()  # here, so that a closed pipe is met inside the try rather than at exit
+        return status
+    except (CommandError, StoreError) as exc:
         print(f"citetrace {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # the reader stopped early (`| head`): point stdout at devnull so the exit flush stays quiet, as the
+        # Python documentation advises for SIGPIPE
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
     except KeyboardInterrupt:
         return 130
 

@@ -29,6 +29,9 @@ class Settings:
 
     capture_content: bool = False
     store_uri: str = names.STORE_DEFAULT_URI
+    store_lock_wait_ms: int = 100
+    store_queue_max: int = 10_000
+    store_exit_wait_seconds: float = 5.0
     metrics: str = "embedded"
     sampling: str | None = None
     metrics_port: int | None = None
@@ -104,6 +107,19 @@ def _parse_port(raw: str) -> int:
     return value
 
 
+def _store_uri(raw: str) -> str:
+    from citetrace.store._uri import parse_store_uri
+
+    return parse_store_uri(raw).uri
+
+
+def _parse_nonnegative_float(raw: str) -> float:
+    value = float(raw.strip())
+    if value < 0:
+        raise ValueError(f"expected a number >= 0, got {raw!r}")
+    return value
+
+
 def _nonempty(raw: str) -> str:
     if not raw.strip():
         raise ValueError("expected a non-empty value")
@@ -113,7 +129,10 @@ def _nonempty(raw: str) -> str:
 # field -> (env var(s), parser). The first variable that is set wins.
 _ENV: dict[str, tuple[tuple[str, ...], Callable[[str], Any]]] = {
     "capture_content": ((names.ENV_CAPTURE_CONTENT, names.ENV_GENAI_CAPTURE_CONTENT), _parse_bool),
-    "store_uri": ((names.ENV_STORE,), _nonempty),
+    "store_uri": ((names.ENV_STORE,), _store_uri),
+    "store_lock_wait_ms": ((names.ENV_STORE_LOCK_WAIT_MS,), _parse_positive_int),
+    "store_queue_max": ((names.ENV_STORE_QUEUE_MAX,), _parse_positive_int),
+    "store_exit_wait_seconds": ((names.ENV_STORE_EXIT_WAIT_SECONDS,), _parse_nonnegative_float),
     "metrics": ((names.ENV_METRICS,), _parse_metrics),
     "sampling": ((names.ENV_SAMPLING,), _parse_sampling),
     "metrics_port": ((names.ENV_METRICS_PORT,), _parse_port),

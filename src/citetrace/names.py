@@ -224,6 +224,12 @@ METRIC_SPAN_PROCESSING_ERRORS_TOTAL: Final = "citetrace_span_processing_errors_t
 """Counter: internal errors while processing spans (caught, logged once)."""
 METRIC_STORE_WRITE_ERRORS_TOTAL: Final = "citetrace_store_write_errors_total"
 """Counter: run-store writes that failed (caught, logged once)."""
+METRIC_STORE_WRITES_QUEUED_TOTAL: Final = "citetrace_store_writes_queued_total"
+"""Counter: run-store writes that met a locked store and went to the background write queue."""
+METRIC_STORE_WRITES_LOST_TOTAL: Final = "citetrace_store_writes_lost_total"
+"""Counter {reason}: run-store writes given up for good (``STORE_LOST_REASONS``)."""
+METRIC_STORE_QUEUE_DEPTH: Final = "citetrace_store_write_queue_depth"
+"""Gauge: run-store writes waiting in the background queue for a locked store."""
 METRIC_CAPTURE_ERRORS_TOTAL: Final = "citetrace_capture_errors_total"
 """Counter: telemetry errors swallowed inside the tool wrapper."""
 METRIC_TRACES_SAMPLED_TOTAL: Final = "citetrace_traces_sampled_total"
@@ -309,8 +315,19 @@ DROP_ROOTS_PER_TRACE: Final = "roots_per_trace"
 DROP_URLS_PER_TRACE: Final = "urls_per_trace"
 """``citetrace serve``: a span refused because its URLs (results, ``url.full``, citations) would take its trace
 past ``--max-urls-per-trace``."""
-DROP_REASONS: Final = (DROP_SPANS_PER_TRACE, DROP_BUFFER, DROP_ROOTS_PER_TRACE, DROP_URLS_PER_TRACE)
+DROP_SHUTDOWN: Final = "shutdown"
+"""Still queued for export when shutdown's bound (the OTLP timeout plus a margin) ran out."""
+DROP_REASONS: Final = (DROP_SPANS_PER_TRACE, DROP_BUFFER, DROP_ROOTS_PER_TRACE, DROP_URLS_PER_TRACE, DROP_SHUTDOWN)
 """Closed set of span-drop reasons."""
+
+STORE_LOST_QUEUE_FULL: Final = "queue_full"
+"""A write met a locked store while the background write queue was full (count or bytes)."""
+STORE_LOST_ERROR: Final = "error"
+"""A queued write failed for another reason than the lock when it was retried."""
+STORE_LOST_EXIT: Final = "exit"
+"""A queued write was still waiting for the lock when the process exited (after the exit wait)."""
+STORE_LOST_REASONS: Final = (STORE_LOST_QUEUE_FULL, STORE_LOST_ERROR, STORE_LOST_EXIT)
+"""Closed set of the ``reason`` label of ``citetrace_store_writes_lost_total``."""
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -441,6 +458,12 @@ ENV_GENAI_CAPTURE_CONTENT: Final = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_C
 """The util-genai switch, honoured as a fallback for ``CITETRACE_CAPTURE_CONTENT``."""
 ENV_STORE: Final = "CITETRACE_STORE"
 """Run-store URI: ``sqlite:///path/store.db`` (default ``sqlite:///./.citetrace/store.db``) or ``memory://``."""
+ENV_STORE_LOCK_WAIT_MS: Final = "CITETRACE_STORE_LOCK_WAIT_MS"
+"""How long an agent's store write waits on a locked store before it is queued (default 100 ms)."""
+ENV_STORE_QUEUE_MAX: Final = "CITETRACE_STORE_QUEUE_MAX"
+"""Writes the background queue holds for a locked store before new ones are lost, counted (default 10000)."""
+ENV_STORE_EXIT_WAIT_SECONDS: Final = "CITETRACE_STORE_EXIT_WAIT_SECONDS"
+"""How long exit waits for queued writes to reach a locked store before they are counted lost (default 5)."""
 ENV_TOOLS: Final = "CITETRACE_TOOLS"
 """User functions to wrap: ``pkg.mod:func=search,pkg.mod:Class.method=fetch``."""
 ENV_AUTO_INSTRUMENT: Final = "CITETRACE_AUTO_INSTRUMENT"
@@ -533,6 +556,10 @@ ENV_OTEL_SDK_DISABLED: Final = "OTEL_SDK_DISABLED"
 ENV_OTEL_TRACES_EXPORTER: Final = "OTEL_TRACES_EXPORTER"
 ENV_OTEL_EXPORTER_OTLP_ENDPOINT: Final = "OTEL_EXPORTER_OTLP_ENDPOINT"
 ENV_OTEL_EXPORTER_OTLP_PROTOCOL: Final = "OTEL_EXPORTER_OTLP_PROTOCOL"
+ENV_OTEL_EXPORTER_OTLP_TIMEOUT: Final = "OTEL_EXPORTER_OTLP_TIMEOUT"
+"""The OTLP exporters' timeout per export, in seconds (the SDK's reading; default 10): also bounds exit."""
+ENV_OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: Final = "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT"
+"""The span exporter's own timeout, in seconds; wins over ``OTEL_EXPORTER_OTLP_TIMEOUT``."""
 ENV_OTEL_SERVICE_NAME: Final = "OTEL_SERVICE_NAME"
 
 STORE_DEFAULT_URI: Final = "sqlite:///.citetrace/store.db"

@@ -10,7 +10,7 @@ from typing import Iterator
 
 import pytest
 
-from citetrace.store import MemoryStore, RunRecord, SQLiteStore, Store, ToolCallRecord, open_store
+from citetrace.store import AmbiguousRunId, MemoryStore, RunRecord, SQLiteStore, Store, ToolCallRecord, open_store
 
 
 @pytest.fixture(params=["sqlite", "memory"])
@@ -64,7 +64,10 @@ def test_runs_calls_and_summaries(store: Store) -> None:
     assert first is not None and first.answer == "ans" and first.ended_at == 3.0
     assert first.summary == {"searches": 1, "failure_reasons": ["failed_reads"]}
     assert store.get_run("t2") is not None and store.get_run("t2").run_id == "20260102-000000-bbbb"  # type: ignore[union-attr]
-    assert store.get_run("2026") is None  # ambiguous prefix
+    with pytest.raises(AmbiguousRunId, match="'2026' matches 2 runs") as info:  # ambiguous prefix: how many
+        store.get_run("2026")
+    assert info.value.matches == 2
+    assert store.get_run("2027") is None
     orphan = store.get_run("orphan")
     assert orphan is not None and orphan.agent == "svc" and orphan.summary == {"searches": 0}
     calls = store.calls("20260101-000000-aaaa")

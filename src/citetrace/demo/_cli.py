@@ -11,12 +11,13 @@ import argparse
 import json
 import os
 import signal
+import sys
 import threading
 from dataclasses import asdict
 from typing import Any
 
 from citetrace import names
-from citetrace.cli import CommandError
+from citetrace.cli import CommandError, store_uri
 
 __all__ = ["register", "demo_command"]
 
@@ -117,9 +118,16 @@ def _result_json(result: Any) -> dict[str, Any]:
     }
 
 
+def _lost_writes(store: Any) -> int:
+    """Writes the store's queue gave up on (a store locked past the exit wait)."""
+    stats = getattr(store, "stats", None)
+    return sum(stats().lost.values()) if callable(stats) else 0
+
+
 def demo_command(args: argparse.Namespace) -> int:
     """Run ``citetrace demo``; returns the exit status."""
     from citetrace import configure
+    from citetrace.capture._state import error_counts
     from citetrace.demo._catalogue import select_questions
     from citetrace.demo._faults import parse_faults
     from citetrace.demo._render import compare_expected, format_catalogue, format_result
@@ -145,8 +153,10 @@ def demo_command(args: argparse.Namespace) -> int:
     port = args.metrics_port
     if port is None and names.ENV_METRICS_PORT not in os.environ:
         port = 0
+    uri = store_uri(args.store)  # CITETRACE_STORE=ftp://x stops the demo here, naming the variable
+    write_errors = error_counts().get("store_write", 0)
     try:
-        telemetry = configure(store=args.store, metrics="off" if args.no_metrics else None,
+        telemetry = configure(store=uri, metrics="off" if args.no_metrics else None,
                               metrics_port=None if args.no_metrics else port)
     except (ValueError, OSError) as exc:
         raise CommandError(str(exc)) from None
@@ -187,9 +197,13 @@ def demo_command(args: argparse.Namespace) -> int:
         pass
     finally:
         telemetry.shutdown()
+    failed = error_counts().get("store_write", 0) - write_errors + _lost_writes(store)
+    if failed:
+        print(f"citetrace demo: error: {failed} write(s) to the store {uri} failed (see the warning above); "
+              "the runs were not all recorded", file=sys.stderr, flush=True)
+        return 1
     if not args.json:
-        uri = store.uri if store is not None else ""
-        if not uri or uri.startswith("memory:"):
+        if uri.startswith("memory:"):
             print(f"{printed} run(s) done; the store was not kept (use --store sqlite:///PATH to keep runs).")
         else:
             print(f"{printed} run(s) recorded in {uri}. See them again with `citetrace runs` and "

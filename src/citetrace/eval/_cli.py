@@ -6,20 +6,19 @@ import argparse
 import json
 import os
 import shlex
-import sqlite3
 import subprocess
 import sys
 from typing import Any, Sequence
 
 from citetrace import names
-from citetrace.cli import CommandError
+from citetrace.cli import CommandError, open_store_for_reading, store_uri
 from citetrace.eval._data import labels_path
 from citetrace.eval._evaluate import EvalError, RunEvaluation, evaluate_run
 from citetrace.eval._format import ProgressBar, format_evaluation, format_judge_report
 from citetrace.eval._gate import build_baseline, gate, load_baseline
 from citetrace.eval._judges import JUDGE_KINDS, Judge, judge_atomic, make_judge
 from citetrace.eval._types import ReportParseError
-from citetrace.store import Store, open_store
+from citetrace.store import Store, StoreError
 
 __all__ = ["register"]
 
@@ -80,10 +79,7 @@ def register(subparsers: Any) -> None:
 
 
 def _store(args: argparse.Namespace) -> Store:
-    try:
-        return open_store(args.store)
-    except (ValueError, OSError, sqlite3.Error) as exc:
-        raise CommandError(f"cannot open the run store {args.store or '(default)'}: {exc}") from exc
+    return open_store_for_reading(args.store)
 
 
 def _judge(args: argparse.Namespace) -> Judge:
@@ -192,11 +188,16 @@ def _cmd_gate(args: argparse.Namespace) -> int:
     return 0 if result.passed else 1
 
 
-def _run_agent(command: str, store: Store, times: int) -> list[str]:
+def _run_agent(command: str, store_arg: str | None, times: int) -> tuple[Store, list[str]]:
+    """Run the agent ``times`` times; the store it records into may not exist before the first run."""
     argv = shlex.split(command)
     if not argv:
         raise CommandError("--command is empty")
-    before = {r.run_id for r in store.runs(limit=100_000)}
+    uri = store_uri(store_arg)
+    try:
+        before = {r.run_id for r in open_store_for_reading(store_arg).runs(limit=100_000)}
+    except StoreError:
+        before = set()
     for n in range(times):
         try:
             done = subprocess.run(argv, check=False)
@@ -204,20 +205,28 @@ def _run_agent(command: str, store: Store, times: int) -> list[str]:
             raise CommandError(f"cannot run {argv[0]!r}: {exc.strerror}") from exc
         if done.returncode != 0:
             raise CommandError(f"agent run {n + 1}/{times} exited with status {done.returncode}")
+    try:
+        store = open_store_for_reading(store_arg)
+    except StoreError as exc:
+        raise CommandError(f"the command ran {times} times but recorded nothing in {uri} ({exc}); "
+                           f"does it record into the same store ({names.ENV_STORE})?") from None
     new = [r.run_id for r in store.runs(limit=100_000) if r.run_id not in before]
     if len(new) < times:
         raise CommandError(f"the command ran {times} times but only {len(new)} new runs appeared in {store.uri}; "
                            f"does it record into the same store ({names.ENV_STORE})?")
-    return new
+    return store, new
 
 
 def _cmd_baseline(args: argparse.Namespace) -> int:
-    store, judge = _store(args), _judge(args)
+    judge = _judge(args)
     run_ids = list(args.run_ids)
     if args.runs:
         if not args.agent_command:
             raise CommandError("--runs needs --command (the command that runs the agent once)")
-        run_ids += _run_agent(args.agent_command, store, args.runs)
+        store, new = _run_agent(args.agent_command, args.store, args.runs)
+        run_ids += new
+    else:
+        store = _store(args)
     if len(run_ids) < 2:
         raise CommandError("a baseline needs at least 2 runs: give RUN_IDs or --runs N --command CMD")
     evs = [_evaluate(args, store, judge, rid, None) for rid in run_ids]

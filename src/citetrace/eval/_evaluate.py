@@ -20,7 +20,7 @@ from citetrace.eval._rates import Rate, aggregate_claims, claim_label, compute_r
 from citetrace.eval._report import Report, parse_report
 from citetrace.eval._resolve import Resolver
 from citetrace.eval._types import UNFETCHED, Pair, Passage, Verdict
-from citetrace.store import Store
+from citetrace.store import AmbiguousRunId, Store
 
 __all__ = ["PairResult", "RunEvaluation", "evaluate_run", "evaluate_report", "EvalError"]
 
@@ -257,6 +257,8 @@ def evaluate_run(
     """Evaluate a stored run, using its recorded answer unless ``report`` text is given."""
     try:
         run = store.get_run(run_id)
+    except AmbiguousRunId as exc:  # already one line saying how many runs match
+        raise EvalError(str(exc)) from exc
     except Exception as exc:  # a broken or locked store must be named, not dumped as a traceback
         raise EvalError(f"cannot read run {run_id!r} from the store {store.uri}: {exc}") from exc
     if run is None:

@@ -1,22 +1,31 @@
 """The per-run store: every fetched page as the agent saw it, runs, tool calls and summaries.
 
-``open_store(uri)`` picks a backend from the URI; ``default_store()`` opens the configured store lazily on
-first use so that importing citetrace never touches the disk.
+``open_store(uri)`` picks a backend from the URI; ``open_existing_store(uri)`` opens one read-only and never
+creates anything (the CLI's read-only commands); ``agent_store()`` builds what an agent writes through: opened
+lazily on first use (importing or configuring citetrace never touches the disk), with a short lock wait and a
+background queue for a locked store (``BufferedStore``). ``default_store()`` is that, from the settings.
 """
 
 from __future__ import annotations
 
 import threading
-from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
+from citetrace.store._buffered import BufferedStore, WriteStats
 from citetrace.store._memory import MemoryStore
 from citetrace.store._model import (
-    Document, LedgerEntry, LedgerRow, RunRecord, Store, ToolCallRecord, content_hash, make_ref, parse_ref,
+    AmbiguousRunId, Document, LedgerEntry, LedgerRow, RunRecord, Store, StoreBusy, StoreError, ToolCallRecord,
+    content_hash, make_ref, parse_ref,
 )
 from citetrace.store._sqlite import SQLiteStore
+from citetrace.store._uri import StoreURI, parse_store_uri
+
+if TYPE_CHECKING:
+    from citetrace.config import Settings
 
 __all__ = [
+    "AmbiguousRunId",
+    "BufferedStore",
     "Document",
     "LazyStore",
     "LedgerEntry",
@@ -25,12 +34,19 @@ __all__ = [
     "RunRecord",
     "SQLiteStore",
     "Store",
+    "StoreBusy",
+    "StoreError",
+    "StoreURI",
     "ToolCallRecord",
+    "WriteStats",
+    "agent_store",
     "content_hash",
     "default_store",
     "make_ref",
+    "open_existing_store",
     "open_store",
     "parse_ref",
+    "parse_store_uri",
     "set_default_store",
 ]
 
@@ -38,31 +54,73 @@ _lock = threading.Lock()
 _default: Store | None = None
 
 
-def open_store(uri: str | None = None) -> Store:
+def open_store(uri: str | None = None, *, lock_wait_s: float = 30.0) -> Store:
     """Open a store: ``sqlite:///relative/or//absolute.db``, a bare path, or ``memory://``.
 
-    With no URI, the configured store (``CITETRACE_STORE``, else ``./.citetrace/store.db``).
+    With no URI, the configured store (``CITETRACE_STORE``, else ``./.citetrace/store.db``). An SQLite store
+    (and its folder) is created if missing; a write waits at most ``lock_wait_s`` on a locked file.
     """
     if uri is None:
         from citetrace.config import load_settings
 
         uri = load_settings().store_uri
-    if uri.startswith("memory:"):
-        return MemoryStore(uri)
-    if uri.startswith("sqlite:///"):
-        return SQLiteStore(Path(uri[len("sqlite:///"):]), uri=uri)
-    if "://" in uri:
-        raise ValueError(f"unsupported store URI {uri!r}: use sqlite:///path/to/store.db or memory://")
-    return SQLiteStore(Path(uri))
+    parsed = parse_store_uri(uri)
+    if parsed.kind == "memory":
+        return MemoryStore(parsed.uri)
+    assert parsed.path is not None
+    return SQLiteStore(parsed.path, uri=parsed.uri, lock_wait_s=lock_wait_s)
+
+
+def open_existing_store(uri: str) -> Store:
+    """Open a store that must exist, read-only: nothing (no file, no folder) is ever created.
+
+    Raises ValueError for a bad URI and ``StoreError`` naming the file for a missing, unreadable, corrupted
+    or foreign one ("no store at ...", "... file is not a database").
+    """
+    parsed = parse_store_uri(uri)
+    if parsed.kind == "memory":
+        return MemoryStore(parsed.uri)
+    path = parsed.path
+    assert path is not None
+    if not path.exists():
+        raise StoreError(f"no store at {path} ({parsed.uri}); nothing has been recorded there")
+    if path.is_dir():
+        raise StoreError(f"{path} is a folder, not a store file")
+    store = SQLiteStore(path, uri=parsed.uri, read_only=True)
+    try:
+        store.check()
+    except BaseException:
+        store.close()
+        raise
+    return store
+
+
+def agent_store(store: Store | str | None = None, settings: "Settings | None" = None) -> BufferedStore:
+    """The store an agent writes through: bounded lock waits, a queue for a locked store, counted losses.
+
+    A URI (or the configured one) is checked now (ValueError names a bad one) and opened on first write, so a
+    store that cannot be opened (a read-only folder) costs counted write errors, never the agent's start.
+    """
+    if settings is None:
+        from citetrace.config import load_settings
+
+        settings = load_settings()
+    if isinstance(store, BufferedStore):
+        return store
+    if store is None or isinstance(store, str):
+        uri = parse_store_uri(store if store is not None else settings.store_uri).uri
+        store = LazyStore(uri, lock_wait_s=settings.store_lock_wait_ms / 1000.0)
+    return BufferedStore(store, max_pending=settings.store_queue_max,
+                         exit_wait_s=settings.store_exit_wait_seconds)
 
 
 def default_store() -> Store:
-    """The process's store, opened on first use."""
+    """The process's store (``agent_store()`` from the settings), made on first use."""
     global _default
     if _default is None:
         with _lock:
             if _default is None:
-                _default = open_store()
+                _default = agent_store()
     return _default
 
 
@@ -77,8 +135,9 @@ def set_default_store(store: Store | None) -> Store | None:
 class LazyStore:
     """A store opened on first use, so that configuring citetrace never creates files by itself."""
 
-    def __init__(self, uri: str) -> None:
+    def __init__(self, uri: str, *, lock_wait_s: float = 30.0) -> None:
         self.uri = uri
+        self._lock_wait_s = lock_wait_s
         self._store: Store | None = None
         self._lock = threading.Lock()
 
@@ -86,7 +145,7 @@ class LazyStore:
         if self._store is None:
             with self._lock:
                 if self._store is None:
-                    self._store = open_store(self.uri)
+                    self._store = open_store(self.uri, lock_wait_s=self._lock_wait_s)
         return self._store
 
     def put_document(

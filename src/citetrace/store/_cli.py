@@ -9,19 +9,12 @@ from dataclasses import asdict
 from typing import Any
 
 from citetrace._redact import redact_report, redact_text, redact_url
-from citetrace.cli import CommandError
-from citetrace.store import RunRecord, Store, ToolCallRecord, open_store
+from citetrace.cli import CommandError, open_store_for_reading, positive_int
+from citetrace.store import RunRecord, Store, ToolCallRecord
 
 __all__ = ["register", "format_runs", "format_run"]
 
 _STATUS_MARK = {"ok": "ok", "empty": "EMPTY", "error": "ERROR", "rate_limited": "RATE-LIMITED"}
-
-
-def _open(uri: str | None) -> Store:
-    try:
-        return open_store(uri)
-    except (ValueError, OSError) as exc:
-        raise CommandError(f"cannot open store {uri!r}: {exc}") from exc
 
 
 def _when(ts: float | None) -> str:
@@ -112,7 +105,7 @@ def format_run(run: RunRecord, calls: list[ToolCallRecord], store: Store) -> str
 
 
 def _cmd_runs(args: argparse.Namespace) -> int:
-    store = _open(args.store)
+    store = open_store_for_reading(args.store)
     runs = store.runs(limit=args.limit)
     if args.json:
         print(json.dumps([asdict(r) for r in runs], indent=2, default=str))
@@ -122,7 +115,7 @@ def _cmd_runs(args: argparse.Namespace) -> int:
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
-    store = _open(args.store)
+    store = open_store_for_reading(args.store)
     run = store.get_run(args.run_id)
     if run is None:
         raise CommandError(f"no run {args.run_id!r} in {store.uri} (see `citetrace runs`)")
@@ -145,7 +138,7 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     store_help = "run store URI (default: $CITETRACE_STORE or sqlite:///.citetrace/store.db)"
     p = sub.add_parser("runs", help="list runs, newest first, with their key figures")
     p.add_argument("--store", default=None, help=store_help)
-    p.add_argument("--limit", type=int, default=20, help="how many runs (default 20)")
+    p.add_argument("--limit", type=positive_int, default=20, help="how many runs, at least 1 (default 20)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_cmd_runs)
     p = sub.add_parser("show", help="show one run: tool calls in order, stored documents, the answer")

@@ -11,7 +11,7 @@ from typing import Any, Sequence
 
 from citetrace._urls import url_key
 from citetrace.store._model import (
-    Document, LedgerEntry, LedgerRow, RunRecord, ToolCallRecord, content_hash, make_ref, parse_ref,
+    AmbiguousRunId, Document, LedgerEntry, LedgerRow, RunRecord, ToolCallRecord, content_hash, make_ref, parse_ref,
 )
 
 __all__ = ["MemoryStore"]
@@ -112,7 +112,9 @@ class MemoryStore:
             run = self._runs.get(run_id) or next((r for r in self._runs.values() if r.trace_id == run_id), None)
             if run is None:
                 matches = [r for k, r in self._runs.items() if k.startswith(run_id)]
-                run = matches[0] if len(matches) == 1 else None
+                if len(matches) > 1:
+                    raise AmbiguousRunId(run_id, len(matches), self.uri)
+                run = matches[0] if matches else None
             return self._with_summary(run) if run is not None else None
 
     def ledger_write(

@@ -12,9 +12,30 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, Sequence, runtime_checkable
 
 __all__ = [
-    "Document", "LedgerEntry", "LedgerRow", "RunRecord", "ToolCallRecord", "Store", "content_hash", "make_ref",
-    "parse_ref",
+    "AmbiguousRunId", "Document", "LedgerEntry", "LedgerRow", "RunRecord", "StoreBusy", "StoreError", "ToolCallRecord",
+    "Store", "content_hash", "make_ref", "parse_ref",
 ]
+
+
+class StoreError(Exception):
+    """A store that cannot be used as asked: missing, not a store, corrupted, read-only. The message names the
+    store and the problem in one line, so a command can print it as it is."""
+
+
+class StoreBusy(StoreError):
+    """The store stayed locked (by another process or connection) for longer than this store's lock wait.
+
+    Writers that must not stall (the agent's) queue the write and retry it later (``BufferedStore``)."""
+
+
+class AmbiguousRunId(StoreError, LookupError):
+    """A run-id prefix that matches more than one run; ``matches`` says how many."""
+
+    def __init__(self, prefix: str, matches: int, where: str) -> None:
+        super().__init__(f"run id prefix {prefix!r} matches {matches} runs in {where}; give more of it "
+                         "(see `citetrace runs`)")
+        self.prefix = prefix
+        self.matches = matches
 
 
 def content_hash(text: str) -> str:
@@ -156,7 +177,9 @@ class Store(Protocol):
         ...
 
     def get_run(self, run_id: str) -> RunRecord | None:
-        """One run, by id or by unique id prefix."""
+        """One run, by id, trace id or unique id prefix; None when nothing matches.
+
+        Raises ``AmbiguousRunId`` when a prefix matches several runs, so callers can say how many."""
         ...
 
     def ledger_write(

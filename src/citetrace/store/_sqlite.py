@@ -1,7 +1,10 @@
 """SQLite run store: the embedded default, safe across threads and processes (WAL + busy timeout).
 
 One connection per process, guarded by a lock; a forked child opens its own on first use, because an
-SQLite connection must never cross a fork.
+SQLite connection must never cross a fork. A write waits at most ``lock_wait_s`` in all (for this process's
+lock, then for the database's) and then raises ``StoreBusy``: the agent's store passes a short wait and
+queues what meets a lock (``BufferedStore``); tools that may wait keep the 30 s default. ``read_only`` opens
+an existing file without creating anything (the CLI's read-only commands).
 """
 
 from __future__ import annotations
@@ -11,15 +14,17 @@ import os
 import sqlite3
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import fields
 from pathlib import Path
 from typing import Any, Iterator, Sequence
-from contextlib import contextmanager
+from urllib.parse import quote
 
 from citetrace._redact import sink_safe
 from citetrace._urls import canonical_url, url_key
 from citetrace.store._model import (
-    Document, LedgerEntry, LedgerRow, RunRecord, ToolCallRecord, content_hash, make_ref, parse_ref,
+    AmbiguousRunId, Document, LedgerEntry, LedgerRow, RunRecord, StoreBusy, StoreError, ToolCallRecord, content_hash,
+    make_ref, parse_ref,
 )
 
 __all__ = ["SQLiteStore"]
@@ -88,39 +93,86 @@ CREATE TABLE IF NOT EXISTS ledger_rows (
 class SQLiteStore:
     """Run store in one SQLite file."""
 
-    def __init__(self, path: str | os.PathLike[str], *, uri: str | None = None) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        uri: str | None = None,
+        lock_wait_s: float = 30.0,
+        read_only: bool = False,
+    ) -> None:
         self.path = Path(path)
         self.uri = uri or f"sqlite:///{self.path}"
+        self.read_only = read_only
+        self._wait_s = max(0.001, float(lock_wait_s))
+        self._wait_ms = max(1, int(self._wait_s * 1000))
+        self._busy_ms = self._wait_ms
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
         self._pid = -1
-        with self._tx():
-            pass
+        with self._lock:
+            self._connection()
 
     # -- connection handling ------------------------------------------------------------------------
-    def _connection(self) -> sqlite3.Connection:
+    def _connection(self) -> sqlite3.Connection:  # caller holds the lock
         if self._conn is None or self._pid != os.getpid():
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(str(self.path), timeout=30.0, check_same_thread=False, isolation_level=None)
-            conn.execute("PRAGMA busy_timeout=30000")
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.executescript(_SCHEMA)
-            self._conn = conn
+            try:
+                self._conn = self._open()
+            except sqlite3.Error as exc:
+                raise _store_error(self.path, exc) from exc
             self._pid = os.getpid()
         return self._conn
 
+    def _open(self) -> sqlite3.Connection:
+        if self.read_only:
+            target = "file:" + quote(str(self.path.absolute())) + "?mode=ro"
+            conn = sqlite3.connect(target, uri=True, timeout=self._wait_s, check_same_thread=False,
+                                   isolation_level=None)
+            conn.execute(f"PRAGMA busy_timeout={self._wait_ms}")
+            return conn
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(str(self.path), timeout=self._wait_s, check_same_thread=False, isolation_level=None)
+        conn.execute(f"PRAGMA busy_timeout={self._wait_ms}")
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.executescript(_SCHEMA)
+        self._busy_ms = self._wait_ms
+        return conn
+
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
+        """One write transaction, waiting at most ``lock_wait_s`` in all before ``StoreBusy``."""
+        if self.read_only:
+            raise StoreError(f"{self.path}: opened read-only")
+        t0 = time.monotonic()
+        if not self._lock.acquire(timeout=self._wait_s):
+            raise StoreBusy(f"{self.path}: busy in this process for over {self._wait_ms} ms")
+        try:
             conn = self._connection()
-            conn.execute("BEGIN IMMEDIATE")
+            self._bound_busy_wait(conn, self._wait_s - (time.monotonic() - t0))
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                if _is_busy(exc):
+                    raise StoreBusy(f"{self.path}: database is locked (waited {self._wait_ms} ms)") from exc
+                raise
             try:
                 yield conn
-            except BaseException:
+                conn.execute("COMMIT")
+            except BaseException as exc:
                 conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.OperationalError) and _is_busy(exc):
+                    raise StoreBusy(f"{self.path}: database is locked (waited {self._wait_ms} ms)") from exc
                 raise
-            conn.execute("COMMIT")
+        finally:
+            self._lock.release()
+
+    def _bound_busy_wait(self, conn: sqlite3.Connection, left_s: float) -> None:
+        """Give SQLite only what is left of the wait; a pragma only when that differs from the last one."""
+        ms = self._wait_ms if left_s > self._wait_s - 0.002 else max(1, int(left_s * 1000))
+        if ms != self._busy_ms:
+            conn.execute(f"PRAGMA busy_timeout={ms}")
+            self._busy_ms = ms
 
     def _read(self, sql: str, args: Sequence[Any] = ()) -> list[sqlite3.Row]:
         with self._lock:
@@ -128,8 +180,18 @@ class SQLiteStore:
             conn.row_factory = sqlite3.Row
             try:
                 return list(conn.execute(sql, args))
+            except sqlite3.DatabaseError as exc:
+                raise _store_error(self.path, exc) from exc
             finally:
                 conn.row_factory = None
+
+    def check(self) -> None:
+        """Raise ``StoreError`` naming the file unless it is an SQLite database with the run store's tables."""
+        tables = {str(r["name"]) for r in self._read("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        missing = {"runs", "documents", "content"} - tables
+        if missing:
+            raise StoreError(f"{self.path} is an SQLite database but not a citetrace store "
+                             f"(no {', '.join(sorted(missing))} table)")
 
     def close(self) -> None:
         with self._lock:
@@ -300,7 +362,10 @@ class SQLiteStore:
         if not rows:
             like = run_id.replace("%", "").replace("_", "\\_") + "%"
             rows = self._read(self._RUN_SQL + " WHERE r.run_id LIKE ? ESCAPE '\\' LIMIT 2", (like,))
-            if len(rows) != 1:
+            if len(rows) > 1:
+                count = self._read("SELECT COUNT(*) AS n FROM runs WHERE run_id LIKE ? ESCAPE '\\'", (like,))
+                raise AmbiguousRunId(run_id, int(count[0]["n"]), self.uri)
+            if not rows:
                 return None
         return self._run(rows[0])
 
@@ -319,3 +384,21 @@ def _call_to_json(call: ToolCallRecord) -> dict[str, Any]:
 def _call_from_json(data: dict[str, Any]) -> ToolCallRecord:
     data["urls_returned"] = tuple(data.get("urls_returned") or ())
     return ToolCallRecord(**data)
+
+
+_SQLITE_BUSY, _SQLITE_LOCKED = 5, 6  # SQLite's primary result codes (extended codes keep them in the low byte)
+
+
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return (code & 0xFF) in (_SQLITE_BUSY, _SQLITE_LOCKED)
+    text = str(exc)
+    return "locked" in text or "busy" in text
+
+
+def _store_error(path: Path, exc: sqlite3.Error) -> StoreError:
+    """One line naming the file and SQLite's problem ("file is not a database", "unable to open ...")."""
+    if isinstance(exc, sqlite3.OperationalError) and _is_busy(exc):
+        return StoreBusy(f"{path}: {exc}")
+    return StoreError(f"{path}: {exc}")

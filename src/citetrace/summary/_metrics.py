@@ -13,11 +13,13 @@ import weakref
 from typing import Any, Callable, Iterable, Mapping
 
 from prometheus_client import CollectorRegistry, Counter, Gauge
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.metrics import MetricWrapperBase
 from prometheus_client.registry import Collector
 
 from citetrace import names
 from citetrace._forksafe import reset_after_fork
+from citetrace.store._buffered import BufferedStore, WriteStats
 from citetrace.summary._aggregate import AggregateCollector, CounterAgg, HistogramAgg, Labels
 from citetrace.summary._model import TraceSummary
 from citetrace.summary._summarize import tool_status
@@ -49,6 +51,42 @@ class _NoCreated(Collector):
             for family in metric.collect():
                 family.samples = [s for s in family.samples if not s.name.endswith("_created")]
                 yield family
+
+
+class _StoreWrites(Collector):
+    """The run store's write queue, read from each watched ``BufferedStore`` at scrape time (no state here)."""
+
+    def __init__(self) -> None:
+        self._stores: "weakref.WeakSet[BufferedStore]" = weakref.WeakSet()
+
+    def add(self, store: BufferedStore) -> None:
+        self._stores.add(store)
+
+    def describe(self) -> Iterable[Any]:
+        return self._families(WriteStats(0, 0, {}))
+
+    def collect(self) -> Iterable[Any]:
+        queued = pending = 0
+        lost = dict.fromkeys(names.STORE_LOST_REASONS, 0)
+        for store in list(self._stores):
+            stats = store.stats()
+            queued += stats.queued
+            pending += stats.pending
+            for reason, n in stats.lost.items():
+                lost[reason] = lost.get(reason, 0) + n
+        return self._families(WriteStats(queued, pending, lost))
+
+    @staticmethod
+    def _families(stats: WriteStats) -> list[Any]:
+        queued = CounterMetricFamily(names.counter_base(names.METRIC_STORE_WRITES_QUEUED_TOTAL),
+                                     "Run-store writes that met a locked store and were queued.", value=stats.queued)
+        lost = CounterMetricFamily(names.counter_base(names.METRIC_STORE_WRITES_LOST_TOTAL),
+                                   "Run-store writes given up for good, by reason.", labels=[names.LABEL_REASON])
+        for reason in names.STORE_LOST_REASONS:
+            lost.add_metric([reason], stats.lost.get(reason, 0))
+        depth = GaugeMetricFamily(names.METRIC_STORE_QUEUE_DEPTH, "Run-store writes waiting for a locked store.",
+                                  value=stats.pending)
+        return [queued, lost, depth]
 
 
 class _Capped:
@@ -137,8 +175,10 @@ class SummaryMetrics:
         self._labels: dict[tuple[str, str, str, str], tuple[Labels, Labels]] = {}
         self._rare = _NoCreated([self.in_flight, self.evicted, self.spans_dropped, self.span_errors,
                                  self.store_errors, self.capture_errors, self.sampled])
+        self._stores = _StoreWrites()
         registry.register(self._hot)
         registry.register(self._rare)
+        registry.register(self._stores)
         self.registry = registry
 
     @classmethod
@@ -154,6 +194,10 @@ class SummaryMetrics:
     def agent_label(self, agent: str | None) -> str:
         """The ``agent`` label for a name (capped; empty means unknown)."""
         return self._agent_label(agent) if agent else names.AGENT_UNKNOWN
+
+    def watch_store(self, store: BufferedStore) -> None:
+        """Expose ``store``'s queued and lost writes and its queue depth (read at scrape time)."""
+        self._stores.add(store)
 
     def set_in_flight(self, source: Callable[[], float]) -> None:
         """Read ``citetrace_traces_in_flight`` from ``source`` at scrape time."""

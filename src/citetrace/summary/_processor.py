@@ -33,6 +33,8 @@ from citetrace.capture._hooks import (
     unregister_run_end_hook,
 )
 from citetrace.config import Settings, load_settings
+from citetrace._exitbound import exit_bound_seconds
+from citetrace.store._buffered import BufferedStore
 from citetrace.store._model import Store
 from citetrace.summary._metrics import SummaryMetrics
 from citetrace.summary._model import SpanRecord, Thresholds, TraceSummary
@@ -64,6 +66,7 @@ class TraceSummaryProcessor(SpanProcessor):
         registry: CollectorRegistry | None = None,
         exporter: SpanExporter | None = None,
         max_buffered_spans: int = 20_000,
+        shutdown_timeout_s: float | None = None,
     ) -> None:
         self._settings = settings if settings is not None else load_settings()
         self._thresholds = Thresholds.from_settings(self._settings)
@@ -80,12 +83,17 @@ class TraceSummaryProcessor(SpanProcessor):
         self._max_buffered = max(1, max_buffered_spans)
         self._max_decided = max(4 * self._max_traces, 4096)
         self._worker = Worker(exporter, on_drop=self._count_dropped, on_error=self._error)
+        # summaries go to the store from a thread of their own: never behind an export that hangs
+        self._writer = Worker(None, on_drop=self._count_dropped, on_error=self._error, max_tasks=8192)
+        self._shutdown_timeout_s = shutdown_timeout_s
         self._service: str | None = self._settings.service_name
         self._once = OnceLogger("citetrace summary")
         self._shut = False
         self._reset_state()
         reset_after_fork(self, TraceSummaryProcessor._reset_state)
         ref = weakref.ref(self)
+        if self._metrics is not None and isinstance(store, BufferedStore):
+            self._metrics.watch_store(store)
         if self._metrics is not None:
             self._metrics.set_in_flight(lambda: float(len(p._traces)) if (p := ref()) is not None else 0.0)
         self._hook = self._make_hook(ref)
@@ -324,7 +332,7 @@ class TraceSummaryProcessor(SpanProcessor):
             self._metrics.observe_summary(summary)
         store = self._store
         if store is not None:  # a foreign invoke_agent root (no citetrace.run.id) is filed under its trace id
-            if not self._worker.submit_task(functools.partial(self._put, store, summary)):
+            if not self._writer.submit_task(functools.partial(self._put, store, summary)):
                 self._store_error(RuntimeError("summary write queue full"))
 
     def _put(self, store: Store, summary: TraceSummary) -> None:
@@ -368,7 +376,9 @@ class TraceSummaryProcessor(SpanProcessor):
             with self._lock:
                 self._sweep(time.monotonic(), out)
             self._worker.submit_spans(out)
-            return self._worker.flush(timeout_millis / 1000.0)
+            deadline = time.monotonic() + timeout_millis / 1000.0
+            written = self._writer.flush(timeout_millis / 1000.0)
+            return self._worker.flush(max(0.0, deadline - time.monotonic())) and written
         except Exception as exc:  # noqa: BLE001
             self._error(exc)
             return False
@@ -386,6 +396,16 @@ class TraceSummaryProcessor(SpanProcessor):
                 for tid in list(self._traces):
                     self._evict(tid, names.EVICT_SHUTDOWN, out)
             self._worker.submit_spans(out)
-            self._worker.shutdown()
+            bound = exit_bound_seconds() if self._shutdown_timeout_s is None else self._shutdown_timeout_s
+            deadline = time.monotonic() + bound
+            unwritten = self._writer.shutdown(bound)
+            if unwritten:
+                self._store_error(RuntimeError(f"{unwritten} summary write(s) still queued at shutdown"))
+            unexported = self._worker.shutdown(max(0.0, deadline - time.monotonic()))
+            if unexported and self._metrics is not None:
+                self._metrics.spans_dropped.labels(names.DROP_SHUTDOWN).inc(unexported)
+            if unexported:
+                self._once.warn("shutdown", RuntimeError(
+                    f"{unexported} span(s) not exported within {bound:.1f} s of shutdown; dropped"))
         except Exception as exc:  # noqa: BLE001
             self._error(exc)

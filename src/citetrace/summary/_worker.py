@@ -1,6 +1,7 @@
-"""A background worker that exports kept spans and writes summaries, off the agent's hot path.
+"""A background worker that exports kept spans, or writes summaries, off the agent's hot path.
 
-Like the SDK's BatchSpanProcessor: bounded queues (a full queue drops and counts, never blocks), one daemon
+The summary processor runs two: one exports, the other writes to the store, so a store write never waits
+behind an export to an endpoint that does not answer. Like the SDK's BatchSpanProcessor: bounded queues (a full queue drops and counts, never blocks), one daemon
 thread started on first use, exports under suppress-instrumentation so the exporter's own HTTP calls are not
 traced, and a fork handler that gives the child an empty worker of its own.
 """
@@ -139,9 +140,8 @@ class Worker:
                     self._busy = False
                     self._cond.notify_all()
 
-    def flush(self, timeout_s: float) -> bool:
-        """Wait until everything queued so far has been handled; False on timeout."""
-        deadline = time.monotonic() + timeout_s
+    def _drain(self, deadline: float) -> bool:
+        """Wait until everything queued so far has been handled; False at the deadline."""
         with self._cond:
             self._flushing += 1
             try:
@@ -153,6 +153,13 @@ class Worker:
                     self._cond.wait(min(remaining, 0.5))
             finally:
                 self._flushing -= 1
+        return True
+
+    def flush(self, timeout_s: float) -> bool:
+        """Wait until everything queued so far has been handled; False on timeout."""
+        deadline = time.monotonic() + timeout_s
+        if not self._drain(deadline):
+            return False
         if self._exporter is not None:
             try:
                 return bool(self._exporter.force_flush(max(0, int((deadline - time.monotonic()) * 1000))))
@@ -161,17 +168,28 @@ class Worker:
                 return False
         return True
 
-    def shutdown(self, timeout_s: float = 30.0) -> None:
-        """Drain, stop the thread, shut the exporter down. Later submissions are dropped and counted."""
-        self.flush(timeout_s)
+    def shutdown(self, timeout_s: float = 30.0) -> int:
+        """Drain for at most ``timeout_s`` in all, then stop; returns how many queued items were dropped.
+
+        One deadline for everything: an endpoint that never answers costs the exporter's timeout once, not a
+        flush and then a join. At the deadline what is still queued is dropped (the caller counts it), the
+        exporter is shut down (which stops its retries), and an export still in flight is left to finish or
+        time out in this daemon thread. Later submissions are dropped and counted.
+        """
+        deadline = time.monotonic() + max(0.0, timeout_s)
+        self._drain(deadline)
         with self._cond:
             self._stopped = True
+            dropped = len(self._spans) + len(self._tasks)
+            self._spans.clear()
+            self._tasks.clear()
             self._cond.notify_all()
             thread = self._thread
-        if thread is not None and thread is not threading.current_thread():
-            thread.join(timeout_s)
         if self._exporter is not None:
             try:
                 self._exporter.shutdown()
             except Exception as exc:  # noqa: BLE001
                 self._on_error(exc)
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(max(0.0, deadline - time.monotonic()))
+        return dropped
