@@ -192,3 +192,61 @@ def test_configure_creates_no_store_until_first_write(tmp_path: Path) -> None:
     out = _run(script, tmp_path, OTEL_TRACES_EXPORTER="none")
     assert out.returncode == 0, out.stderr
     assert not (tmp_path / ".citetrace").exists()
+
+
+READ_ONLY_AGENT = textwrap.dedent(
+    """
+    import sys
+    import citetrace
+    from citetrace import research_run, traced_tool
+
+    telemetry = citetrace.configure(**({"store": sys.argv[1]} if len(sys.argv) > 1 else {}))
+
+    @traced_tool(kind="fetch")
+    def fetch(url):
+        return "text " * 100
+
+    with research_run("q", agent="ro-agent") as run:
+        out = fetch("https://a.example/1")
+    print(out == "text " * 100, telemetry.registry.get_sample_value("citetrace_store_write_errors_total"))
+    """
+)
+
+
+@pytest.mark.parametrize("how", ["argument", "env"])
+@pytest.mark.parametrize("where", ["/proc/citetrace-test/store.db", "FILE/store.db"])
+def test_store_on_an_unwritable_path_counts_and_carries_on(tmp_path: Path, how: str, where: str) -> None:
+    """configure(store="sqlite:///...") on a path that cannot be written (a read-only filesystem, a file where a
+    folder should be) counts the failed writes and carries on, exactly like CITETRACE_STORE does."""
+    (tmp_path / "FILE").write_text("not a folder")
+    uri = "sqlite:///" + (where if where.startswith("/") else str(tmp_path / where))
+    args = [uri] if how == "argument" else []
+    env = {"OTEL_TRACES_EXPORTER": "none", **({"CITETRACE_STORE": uri} if how == "env" else {})}
+    out = subprocess.run([sys.executable, "-c", READ_ONLY_AGENT, *args], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=120, env={**_clean_env(), **env})
+    assert out.returncode == 0, out.stderr
+    returned, errors = out.stdout.split()
+    assert returned == "True"
+    assert float(errors) >= 2  # the run's start, the fetch, the run's calls: each counted, none raised
+    assert "store_write failed" in out.stderr and "Traceback" not in out.stderr
+
+
+def _clean_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "CITETRACE_"))}
+
+
+def test_bad_store_uri_is_named_at_configure(tmp_path: Path) -> None:
+    """CITETRACE_STORE=ftp://x warns once at configure(), naming the variable and the problem, and the runs go to
+    the default store instead of nowhere; the same URI as an argument raises."""
+    out = _run(AGENT, tmp_path, CITETRACE_STORE="ftp://x", OTEL_TRACES_EXPORTER="none")
+    assert out.returncode == 0, out.stderr
+    warning = [line for line in out.stderr.splitlines() if "CITETRACE_STORE" in line]
+    assert len(warning) == 1 and "'ftp://x'" in warning[0] and "unsupported store URI" in warning[0]
+    run_id = out.stdout.split()[1]
+    from citetrace.store import SQLiteStore
+
+    assert SQLiteStore(tmp_path / ".citetrace" / "store.db", read_only=True).get_run(run_id) is not None
+    import citetrace
+
+    with pytest.raises(ValueError, match="unsupported store URI 'ftp://x'"):
+        citetrace.configure(store="ftp://x")

@@ -1,0 +1,215 @@
+"""A locked store never stalls the agent: real second processes hold the SQLite write lock while a real agent
+(``configure()``, ``research_run``, ``@traced_tool``) runs in its own process."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from citetrace import names
+from citetrace.store import BufferedStore, MemoryStore, SQLiteStore, StoreBusy
+
+from ._procs import LockHolder, agent
+
+AGENT = r"""
+import json, os, sys, time
+import citetrace
+from citetrace import research_run, traced_tool
+
+tel = citetrace.configure()
+
+@traced_tool(kind="search")
+def search(query):
+    return [{"url": f"https://a.example/{i}"} for i in range(3)]
+
+@traced_tool(kind="fetch")
+def fetch(url):
+    return f"the text of {url} " * 40
+
+def stats():
+    s = tel.store.stats()
+    reg = tel.registry
+    lost = {r: reg.get_sample_value("citetrace_store_writes_lost_total", {"reason": r}) for r in ("queue_full", "error", "exit")}
+    return {"queued": s.queued, "pending": s.pending, "lost": s.lost, "metric_lost": lost,
+            "metric_queued": reg.get_sample_value("citetrace_store_writes_queued_total"),
+            "metric_depth": reg.get_sample_value("citetrace_store_write_queue_depth")}
+
+FETCHES = 3
+times = {}
+t = time.perf_counter()
+with research_run("q", agent="locked") as run:
+    times["run_start"] = time.perf_counter() - t
+    t1 = time.perf_counter(); search("x"); times["search"] = time.perf_counter() - t1
+    for i in range(FETCHES):
+        t1 = time.perf_counter(); fetch(f"https://a.example/{i}"); times[f"fetch{i}"] = time.perf_counter() - t1
+    run.record_answer("A [1].\n\n[1] https://a.example/0")
+    t = time.perf_counter()
+times["run_end"] = time.perf_counter() - t
+print(json.dumps({"run": run.id, "times": times, "stats": stats()}), flush=True)
+sys.stdin.readline()
+t = time.perf_counter()
+flushed = tel.force_flush(int(os.environ.get("TEST_FLUSH_MS", "10000")))
+print(json.dumps({"flushed": flushed, "flush_s": time.perf_counter() - t, "stats": stats()}), flush=True)
+sys.stdin.readline()
+print("exiting", flush=True)
+"""
+
+
+@pytest.fixture
+def store_path(tmp_path: Path) -> Path:
+    path = tmp_path / "store.db"
+    SQLiteStore(path).close()  # the store exists, as it does once an agent has run
+    return path
+
+
+def test_locked_store_never_stalls_the_agent_and_loses_nothing(store_path: Path, tmp_path: Path) -> None:
+    """With another process holding the write lock, every write returns within the bound; once the lock is gone,
+    the queued run, documents, calls and summary all reach the store."""
+    holder = LockHolder(store_path)
+    proc = agent(AGENT, tmp_path, CITETRACE_STORE=f"sqlite:///{store_path}")
+    try:
+        ran = proc.json_line(timeout=20)
+        slowest = max(ran["times"].values())
+        assert slowest < 0.6, ran["times"]  # bound 100 ms; today's stall was ~30 s per write
+        assert ran["stats"]["queued"] >= 5 and ran["stats"]["pending"] >= 5
+        assert ran["stats"]["metric_queued"] == ran["stats"]["queued"]
+        assert ran["stats"]["metric_depth"] == ran["stats"]["pending"]
+        reader = SQLiteStore(store_path, read_only=True)
+        assert reader.get_run(ran["run"]) is None  # nothing could be written yet
+        holder.release()
+        proc.send()
+        flushed = proc.json_line(timeout=20)
+        assert flushed["flushed"] is True and flushed["stats"]["pending"] == 0
+        assert flushed["stats"]["lost"] == {"queue_full": 0, "error": 0, "exit": 0}
+        record = reader.get_run(ran["run"])
+        assert record is not None and record.ended_at is not None and record.answer is not None
+        assert record.summary is not None and record.summary["reads"] == 3
+        assert [d.url for d in reader.documents(ran["run"])] == [f"https://a.example/{i}" for i in range(3)]
+        assert [c.kind for c in reader.calls(ran["run"])] == ["search", "fetch", "fetch", "fetch"]
+        proc.send()
+        assert proc.line() == "exiting"
+        assert proc.wait() == 0
+    finally:
+        proc.kill()
+        holder.close()
+
+
+def test_full_queue_and_exit_under_a_lock_are_counted(store_path: Path, tmp_path: Path) -> None:
+    """A queue that fills drops new writes and counts them; what is still queued at exit is counted after the
+    exit wait, and exit waits no longer than that."""
+    holder = LockHolder(store_path)
+    proc = agent(AGENT, tmp_path, CITETRACE_STORE=f"sqlite:///{store_path}", CITETRACE_STORE_QUEUE_MAX="3",
+                 CITETRACE_STORE_EXIT_WAIT_SECONDS="0.3", TEST_FLUSH_MS="300")
+    try:
+        ran = proc.json_line(timeout=20)
+        assert max(ran["times"].values()) < 0.6, ran["times"]
+        assert ran["stats"]["queued"] == 3 and ran["stats"]["pending"] == 3
+        # put_run and two fetches fill the queue; the third fetch and the run's calls find it full (counted,
+        # never raised into the agent; the run's end is skipped once its calls failed)
+        assert ran["stats"]["lost"]["queue_full"] == 2 and ran["stats"]["metric_lost"]["queue_full"] == 2
+        proc.send()
+        flushed = proc.json_line(timeout=20)
+        assert flushed["flushed"] is False and flushed["stats"]["pending"] == 3
+        assert flushed["stats"]["lost"]["queue_full"] == 3  # the summary, written after the run, too
+        proc.send()
+        assert proc.line() == "exiting"
+        t0 = time.monotonic()
+        assert proc.wait() == 0
+        exit_s = time.monotonic() - t0
+        assert exit_s < 0.3 + 2.0, exit_s
+        assert "3 store write(s) lost at exit" in proc.stderr
+    finally:
+        proc.kill()
+        holder.close()
+
+
+def test_free_store_write_is_durable_before_the_tool_returns(tmp_path: Path) -> None:
+    """kill -9 at any moment loses no fetch whose tool call had returned: 3 agents, each killed mid-stream."""
+    path = tmp_path / "store.db"
+    script = r"""
+import citetrace, sys
+from citetrace import traced_tool, research_run
+citetrace.configure()
+@traced_tool(kind="fetch")
+def fetch(url):
+    return ("page %s " % url) * 60
+with research_run("q", agent="durable") as run:
+    print("run", run.id, flush=True)
+    i = 0
+    while True:
+        fetch(f"https://d.example/{sys.argv[1]}/{i}")
+        print("done", i, flush=True)   # printed only after the tool returned
+        i += 1
+"""
+    procs = [agent(script.replace("sys.argv[1]", repr(str(n))), tmp_path, CITETRACE_STORE=f"sqlite:///{path}")
+             for n in range(3)]
+    returned: dict[str, int] = {}
+    try:
+        for n, proc in enumerate(procs):
+            run_id = proc.line(timeout=30).split()[1]
+            last = -1
+            target = 150 + 50 * n  # kill at different points
+            while last < target:
+                last = int(proc.line(timeout=30).split()[1])
+            os.kill(proc.proc.pid, signal.SIGKILL)
+            # lines already printed after the kill are returned calls too
+            proc.proc.wait(10)
+            returned[run_id] = last
+    finally:
+        for proc in procs:
+            proc.kill()
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    store = SQLiteStore(path, read_only=True)
+    for run_id, last in returned.items():
+        urls = {d.url for d in store.documents(run_id)}
+        missing = [i for i in range(last + 1) if not any(u.endswith(f"/{i}") for u in urls)]
+        assert not missing, (run_id, missing[:5])
+
+
+def test_writes_keep_their_order_and_errors_are_not_queued() -> None:
+    """Once one write is queued the next ones queue behind it (a run's end never lands before its start), and a
+    failure that is not a lock reaches the caller instead of the queue."""
+
+    class Flaky(MemoryStore):
+        def __init__(self) -> None:
+            super().__init__()
+            self.locked = True
+            self.order: list[str] = []
+
+        def put_run(self, run):  # type: ignore[no-untyped-def]
+            if self.locked:
+                raise StoreBusy("locked")
+            self.order.append("put_run")
+            super().put_run(run)
+
+        def finish_run(self, run_id, **kw):  # type: ignore[no-untyped-def]
+            self.order.append("finish_run")
+            super().finish_run(run_id, **kw)
+
+        def put_calls(self, calls):  # type: ignore[no-untyped-def]
+            raise OSError("disk full")
+
+    from citetrace.store import RunRecord
+
+    inner = Flaky()
+    store = BufferedStore(inner, retry_s=0.01)
+    store.put_run(RunRecord("r1", "t", "a", None, 1.0))
+    store.finish_run("r1", ended_at=2.0, answer="x", error_type=None)  # queued behind put_run, not tried
+    assert inner.order == [] and store.stats().pending == 2
+    inner.locked = False
+    assert store.flush(5.0)
+    assert inner.order == ["put_run", "finish_run"]
+    record = inner.get_run("r1")
+    assert record is not None and record.ended_at == 2.0
+    with pytest.raises(OSError, match="disk full"):
+        store.put_calls([object()])  # type: ignore[list-item]
+    assert store.stats().lost == dict.fromkeys(names.STORE_LOST_REASONS, 0)
+    store.close()
