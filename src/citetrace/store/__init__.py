@@ -9,6 +9,7 @@ background queue for a locked store (``BufferedStore``). ``default_store()`` is 
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 from citetrace.store._buffered import BufferedStore, WriteStats
@@ -17,6 +18,7 @@ from citetrace.store._model import (
     AmbiguousRunId, Document, LedgerEntry, LedgerRow, RunRecord, Store, StoreBusy, StoreError, ToolCallRecord,
     content_hash, make_ref, parse_ref,
 )
+from citetrace.store._spool import spool_dir_for
 from citetrace.store._sqlite import SQLiteStore
 from citetrace.store._uri import StoreURI, parse_store_uri
 
@@ -107,11 +109,15 @@ def agent_store(store: Store | str | None = None, settings: "Settings | None" = 
         settings = load_settings()
     if isinstance(store, BufferedStore):
         return store
+    spool: Path | None = None
     if store is None or isinstance(store, str):
-        uri = parse_store_uri(store if store is not None else settings.store_uri).uri
-        store = LazyStore(uri, lock_wait_s=settings.store_lock_wait_ms / 1000.0)
+        parsed = parse_store_uri(store if store is not None else settings.store_uri)
+        spool = spool_dir_for(parsed.path) if parsed.path is not None else None
+        store = LazyStore(parsed.uri, lock_wait_s=settings.store_lock_wait_ms / 1000.0)
+    elif isinstance(store, SQLiteStore) and not store.read_only:
+        spool = spool_dir_for(store.path)
     return BufferedStore(store, max_pending=settings.store_queue_max,
-                         exit_wait_s=settings.store_exit_wait_seconds)
+                         exit_wait_s=settings.store_exit_wait_seconds, spool_dir=spool)
 
 
 def default_store() -> Store:

@@ -7,11 +7,13 @@ thread retries every ``retry_s`` until the lock is gone. While anything is queue
 it without trying, so writes reach the store in the order they were made (a run's end never lands before its
 start) and the agent never waits twice.
 
-What is queued is in memory only: it is lost if the process dies before the lock is released (the "loss
-window", measured in docs/store.md). Every loss is counted by reason (``names.STORE_LOST_REASONS``):
-a write that finds the queue full, a queued write that fails for another reason when retried, and what
-is still queued when exit has waited ``exit_wait_s``. Reads go straight to the backend: they do not see
-queued writes.
+A queued write of an SQLite store is also appended to a spool file next to it (``_spool``), so a ``kill -9``
+while the lock lasts loses nothing: the next agent that writes to the store writes it. Without a spool (a
+memory store, a platform without ``flock``, a spool that cannot be written) queued writes live in memory
+only, and are lost if the process dies before the lock goes (the "loss window", docs/store.md). Every loss
+is counted by reason (``names.STORE_LOST_REASONS``): a write that finds the queue full, a queued write that
+fails for another reason when retried, and an unspooled write still queued when exit has waited
+``exit_wait_s``. Reads go straight to the backend: they do not see queued writes.
 """
 
 from __future__ import annotations
@@ -23,18 +25,20 @@ import time
 import weakref
 from collections import deque
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Sequence
 
 from citetrace import names
 from citetrace._forksafe import reset_after_fork
 from citetrace._logonce import OnceLogger
 from citetrace.store._model import Document, RunRecord, Store, StoreBusy, ToolCallRecord, content_hash, make_ref
+from citetrace.store._spool import Spool, recover_spools
 
 __all__ = ["BufferedStore", "WriteStats"]
 
 _log = logging.getLogger("citetrace")
 _QUEUED = object()
-_Op = tuple[str, tuple[Any, ...], dict[str, Any], int]  # method, args, kwargs, bytes held
+_Op = tuple[str, tuple[Any, ...], dict[str, Any], int, int]  # method, args, kwargs, bytes held, spool seq (0: none)
 
 
 @dataclass(frozen=True)
@@ -57,8 +61,10 @@ class BufferedStore:
         max_pending_bytes: int = 64 << 20,
         exit_wait_s: float = 5.0,
         retry_s: float = 0.05,
+        spool_dir: Path | None = None,
     ) -> None:
         self.inner = inner
+        self._spool_dir = spool_dir
         self.uri = inner.uri
         self._max_pending = max(1, max_pending)
         self._max_bytes = max(1, max_pending_bytes)
@@ -78,27 +84,35 @@ class BufferedStore:
         self._bytes = 0
         self._thread: threading.Thread | None = None
         self._closed = False
+        self._seq = 0
+        old = getattr(self, "_spool", None)
+        if old is not None:
+            old.after_fork()
+        self._spool = Spool(self._spool_dir) if self._spool_dir is not None else None
+        self._recovery: threading.Thread | None = None
 
     # -- the write path ------------------------------------------------------------------------------
     def _write(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], size: int) -> Any:
         """Try the write now unless others wait; on a lock, queue it. Other failures reach the caller."""
+        if self._recovery is None and self._spool is not None:
+            self._start_recovery()
         if not self._pending:
             try:
                 return getattr(self.inner, name)(*args, **kwargs)
             except StoreBusy:
                 pass
-        self._enqueue((name, args, kwargs, size))
+        self._enqueue(name, args, kwargs, size)
         return _QUEUED
 
-    def _enqueue(self, op: _Op) -> None:
+    def _enqueue(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], size: int) -> None:
         with self._cond:
             if self._closed:
                 reason = names.STORE_LOST_EXIT
-            elif len(self._pending) >= self._max_pending or self._bytes + op[3] > self._max_bytes:
+            elif len(self._pending) >= self._max_pending or self._bytes + size > self._max_bytes:
                 reason = names.STORE_LOST_QUEUE_FULL
             else:
-                self._pending.append(op)
-                self._bytes += op[3]
+                self._pending.append((name, args, kwargs, size, self._spill(name, args, kwargs)))
+                self._bytes += size
                 self._queued += 1
                 if self._thread is None or not self._thread.is_alive():
                     self._thread = threading.Thread(target=self._retry_loop, name="citetrace-store", daemon=True)
@@ -108,6 +122,44 @@ class BufferedStore:
         raise StoreBusy(f"{self.uri}: store locked and the write queue "
                         f"{'closed at exit' if reason == names.STORE_LOST_EXIT else 'full'}; write lost (counted)")
 
+    def _spill(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> int:  # caller holds the lock
+        """Append the write to the spool; its sequence number, or 0 when it lives in memory only."""
+        if self._spool is None:
+            return 0
+        self._seq += 1
+        try:
+            self._spool.append(self._seq, name, args, kwargs)
+        except (OSError, TypeError, ValueError) as exc:
+            self._once.warn("spool", exc)
+            return 0
+        return self._seq
+
+    def _start_recovery(self) -> None:
+        """Once per process, on the first write: take over what dead processes left in the spool."""
+        with self._cond:
+            if self._recovery is not None or self._spool_dir is None:
+                return
+            self._recovery = threading.Thread(target=self._recover, name="citetrace-store-recovery", daemon=True)
+            self._recovery.start()
+
+    def _recover(self) -> None:
+        assert self._spool_dir is not None
+
+        def wait() -> bool:
+            with self._cond:
+                if not self._closed:
+                    self._cond.wait(self._retry_s)
+                return not self._closed
+
+        try:
+            written = recover_spools(self._spool_dir, self.inner, own=self._spool.path if self._spool else None,
+                                     wait=wait)
+        except Exception as exc:  # noqa: BLE001
+            self._once.warn("spool recovery", exc)
+            return
+        if written:
+            _log.info("citetrace: wrote %d store write(s) left in %s by an earlier process", written, self._spool_dir)
+
     def _retry_loop(self) -> None:
         while True:
             with self._cond:
@@ -115,7 +167,7 @@ class BufferedStore:
                     self._cond.wait()
                 if not self._pending:
                     return
-                name, args, kwargs, size = self._pending[0]  # stays queued until written: later writes wait
+                name, args, kwargs, size, seq = self._pending[0]  # stays queued until written: later ones wait
             try:
                 getattr(self.inner, name)(*args, **kwargs)
             except StoreBusy:
@@ -131,7 +183,19 @@ class BufferedStore:
                 if self._pending:
                     self._pending.popleft()
                     self._bytes -= size
+                self._mark_done(seq)
                 self._cond.notify_all()
+
+    def _mark_done(self, seq: int) -> None:  # caller holds the lock
+        if self._spool is None or not seq:
+            return
+        try:
+            if self._pending:
+                self._spool.done(seq)
+            else:
+                self._spool.clear()
+        except OSError as exc:
+            self._once.warn("spool", exc)
 
     def nudge(self) -> None:
         """Retry queued writes now rather than after the retry interval (called at run end)."""
@@ -140,7 +204,8 @@ class BufferedStore:
                 self._cond.notify_all()
 
     def flush(self, timeout_s: float) -> bool:
-        """Wait up to ``timeout_s`` for every queued write to reach the store; False if some still wait."""
+        """Wait up to ``timeout_s`` for every queued write (and what earlier processes left in the spool) to
+        reach the store; False if some still wait."""
         deadline = time.monotonic() + timeout_s
         with self._cond:
             self._cond.notify_all()
@@ -149,6 +214,10 @@ class BufferedStore:
                 if left <= 0:
                     return False
                 self._cond.wait(left)
+        recovery = self._recovery
+        if recovery is not None and recovery is not threading.current_thread():
+            recovery.join(max(0.0, deadline - time.monotonic()))
+            return not recovery.is_alive()
         return True
 
     def close_at_exit(self) -> int:
@@ -160,15 +229,26 @@ class BufferedStore:
         started = time.monotonic()
         self.flush(self._exit_wait_s)
         with self._cond:
-            left = len(self._pending)
+            spooled = sum(1 for op in self._pending if op[4])
+            left = len(self._pending) - spooled
             self._pending.clear()
             self._bytes = 0
             self._closed = True
             self._lost[names.STORE_LOST_EXIT] += left
             self._cond.notify_all()
+            if self._spool is not None:
+                try:
+                    self._spool.close(keep=bool(spooled))
+                except OSError:
+                    pass
+        waited = time.monotonic() - started
+        if spooled:
+            _log.warning("citetrace: %d store write(s) kept in %s: %s stayed locked for the %.1f s exit wait; the "
+                         "next agent to write to this store writes them", spooled,
+                         self._spool.path if self._spool else "?", self.uri, waited)
         if left:
             _log.warning("citetrace: %d store write(s) lost at exit: %s stayed locked for the %.1f s exit wait "
-                         "(%s)", left, self.uri, time.monotonic() - started, names.ENV_STORE_EXIT_WAIT_SECONDS)
+                         "(%s)", left, self.uri, waited, names.ENV_STORE_EXIT_WAIT_SECONDS)
         return left
 
     def stats(self) -> WriteStats:
