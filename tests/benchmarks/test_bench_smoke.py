@@ -163,3 +163,21 @@ def test_view_quick_prints_its_table() -> None:
     assert [row[0] for row in table[1:]][0].startswith("`citetrace show`")
     assert len(table) == 5 and all(float(row[1].strip("*")) >= 0 for row in table[1:])
     assert "50 call rows in the DOM" in out
+
+
+def test_agents_quick_prints_every_configuration() -> None:
+    """bench_agents --quick prints one row per configuration with numbers, and the four ratio lines."""
+    out = _run("bench_agents.py", "--quick")
+    (table,) = _tables(out)
+    assert table[0] == ["agent invocation", "µs/call", "x hand-written root", "x research_run by hand"]
+    labels = [row[0] for row in table[1:]]
+    for label in ("bare call", "hand-written root span", "research_run by hand", "boundary, sync",
+                  "boundary, generator (5)", "LangGraph invoke, unpatched", "LangGraph invoke, patched",
+                  "submit in a run, unpatched", "submit in a run, patched"):
+        assert label in labels, label
+    for row in table[1:]:
+        assert all(_number(cell) > 0 for cell in row[1:]), row
+    assert {row[0]: row for row in table[1:]}["hand-written root span"][2] == "1.00"
+    for line in ("x research_run by hand; generator:", "nested call (joins the run):", "LangGraph one-node invoke:",
+                 "ThreadPoolExecutor.submit inside a run:"):
+        assert line in out, line

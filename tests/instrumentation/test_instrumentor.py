@@ -39,11 +39,17 @@ def _raw(row_module: str, target: str) -> object:
     return vars(parent)[attr]
 
 
+NOT_INSTALLED_HERE = {"gpt-researcher"}
+"""Rows whose library cannot be installed next to the others (docs/frameworks.md says why); their own test
+runs them on a stand-in (tests/instrumentation/agents/test_gpt_researcher_row.py)."""
+INSTALLED_ROWS = [row for row in ROWS if row.dist not in NOT_INSTALLED_HERE]
+
+
 def test_every_row_names_a_callable_of_a_supported_installed_version() -> None:
     """Each table row resolves to a function in the installed library, whose version is in range."""
     from citetrace.instrumentation._patcher import version_supported
 
-    for row in ROWS:
+    for row in INSTALLED_ROWS:
         assert callable(_raw(row.module, row.target)), row.key
         if not row.dist:  # standard-library rows (the executor carry) have no distribution to check
             assert row.module.split(".")[0] in sys.stdlib_module_names, row.key
@@ -54,20 +60,20 @@ def test_every_row_names_a_callable_of_a_supported_installed_version() -> None:
 
 def test_instrument_and_uninstrument_are_idempotent_and_exact(caplog: pytest.LogCaptureFixture) -> None:
     """Twice instrument wraps once; twice uninstrument restores every original object (identity)."""
-    originals = {row.key: _raw(row.module, row.target) for row in ROWS}
+    originals = {row.key: _raw(row.module, row.target) for row in INSTALLED_ROWS}
     instrumentor = CiteTraceInstrumentor()
     instrumentor.instrument(tools="")
     instrumentor.instrument(tools="")
     try:
         assert sorted(instrumentor.wrapped()) == sorted(originals)
-        for row in ROWS:
+        for row in INSTALLED_ROWS:
             current = _raw(row.module, row.target)
             assert current is not originals[row.key]
             assert current.__wrapped__ is originals[row.key], f"{row.key} wrapped twice"  # type: ignore[attr-defined]
     finally:
         instrumentor.uninstrument()
         instrumentor.uninstrument()
-    assert all(_raw(row.module, row.target) is originals[row.key] for row in ROWS)
+    assert all(_raw(row.module, row.target) is originals[row.key] for row in INSTALLED_ROWS)
     assert instrumentor.wrapped() == []
 
 

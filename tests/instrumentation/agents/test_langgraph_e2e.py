@@ -4,28 +4,16 @@ tools over a fake network, configured by environment variables only: one run per
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
 from .._net import LocalServer
-from ._e2e import figures, run_agent, serve_search_api, serve_web
+from ._e2e import figures, run_agent
 
 ANSWER = "Solar grew fast [1](https://news.example/a), says [2](https://never.example/z)."
 # 2 searches (DuckDuckGo's empty), 3 reads (a 404 and a 429), 2 citations: never.example neither returned nor read
 EXPECTED = {"searches": 2, "reads": 3, "empty_searches": 1, "failed_reads": 2, "rate_limited": 1, "citations": 2,
             "uncited_from_retrieval": 1, "cited_not_fetched": 1}
-
-
-@pytest.fixture
-def web() -> Iterator[LocalServer]:
-    """The fake web and a Tavily API on 127.0.0.1."""
-    srv = serve_web(LocalServer())
-    serve_search_api(srv, ["https://news.example/a", "https://news.example/b"])
-    try:
-        yield srv
-    finally:
-        srv.close()
 
 
 def test_create_agent_invoke_ainvoke_stream_astream(tmp_path: Path, web: LocalServer) -> None:
@@ -55,3 +43,20 @@ def test_report_key_wins_and_nested_graph_joins(tmp_path: Path, web: LocalServer
     assert runs[0]["agent"] == "writer"
     assert runs[0]["answer"] == "Report. " + ANSWER
     assert figures(runs[0]) == EXPECTED
+
+
+def test_user_research_run_is_joined_not_doubled(tmp_path: Path, web: LocalServer) -> None:
+    """Inside the application's research_run the graph joins it: one run, the application's name, and the
+    graph's answer recorded on it (the application recorded none)."""
+    _, runs = run_agent(tmp_path, "langgraph_agent.py", web.base, "user_run")
+    assert len(runs) == 1
+    assert runs[0]["agent"] == "app" and runs[0]["question"] == "How fast is solar growing? (app)"
+    assert runs[0]["answer"] == ANSWER and figures(runs[0]) == EXPECTED
+
+
+def test_concurrent_invocations_are_separate_runs(tmp_path: Path, web: LocalServer) -> None:
+    """Two asyncio tasks and two threads invoking at once: four runs, each with exactly its own tool calls."""
+    printed, runs = run_agent(tmp_path, "langgraph_agent.py", web.base, "concurrent")
+    assert printed["answers"] == [ANSWER] * 4
+    assert len(runs) == 4
+    assert [figures(r) for r in runs] == [EXPECTED] * 4

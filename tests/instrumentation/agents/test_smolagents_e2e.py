@@ -4,28 +4,17 @@ environment variables only, is one run per invocation with the right summary and
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
 from .._net import LocalServer
 
-from ._e2e import figures, run_agent, serve_web
+from ._e2e import figures, run_agent
 
 ANSWER = "Solar grew fast [1](https://lite.example/0), says [2](https://never.example/z)."
 # 2 searches (one empty), 3 reads (a 404 and a 429), 2 citations: never.example was neither returned nor read
 EXPECTED = {"searches": 2, "reads": 3, "empty_searches": 1, "failed_reads": 2, "rate_limited": 1, "citations": 2,
             "uncited_from_retrieval": 1, "cited_not_fetched": 1}
-
-
-@pytest.fixture
-def web() -> Iterator[LocalServer]:
-    """The fake web on 127.0.0.1."""
-    srv = serve_web(LocalServer())
-    try:
-        yield srv
-    finally:
-        srv.close()
 
 
 @pytest.mark.parametrize("mode", ["tool", "stream", "code", "managed"])

@@ -4,23 +4,12 @@ loop.run_in_executor is one run, one trace, with every read in its summary (env 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
 from .._net import LocalServer
-from ._e2e import figures, run_agent, serve_web
+from ._e2e import figures, run_agent
 from .test_smolagents_e2e import ANSWER, EXPECTED
-
-
-@pytest.fixture
-def web() -> Iterator[LocalServer]:
-    """The fake web on 127.0.0.1."""
-    srv = serve_web(LocalServer())
-    try:
-        yield srv
-    finally:
-        srv.close()
 
 
 @pytest.mark.parametrize("mode", ["submit", "map", "run_in_executor"])

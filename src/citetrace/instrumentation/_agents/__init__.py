@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from citetrace.instrumentation._agents import _langgraph, _llamaindex, _openai_agents, _pydantic_ai, _smolagents
+from citetrace.instrumentation._agents import (
+    _gpt_researcher,
+    _langgraph,
+    _llamaindex,
+    _openai_agents,
+    _pydantic_ai,
+    _smolagents,
+)
 
 __all__ = ["ROWS"]
 
@@ -12,4 +19,5 @@ ROWS = (
     *_openai_agents.ROWS,
     *_llamaindex.ROWS,
     *_pydantic_ai.ROWS,
+    *_gpt_researcher.ROWS,
 )

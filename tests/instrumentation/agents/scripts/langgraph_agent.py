@@ -4,7 +4,8 @@ Usage: ``python langgraph_agent.py BASE MODE``. MODE ``create_agent`` runs one `
 graph four times: ``invoke``, ``ainvoke``, ``stream``, ``astream``. ``react`` runs
 ``langgraph.prebuilt.create_react_agent`` once. ``report`` runs a hand-built StateGraph whose writer node
 puts the report under ``final_report`` and whose researcher node calls the agent graph (a nested graph).
-Prints the answers.
+``user_run`` invokes the agent inside the application's own ``research_run``. ``concurrent`` invokes it
+four times at once: two asyncio tasks (``ainvoke``) and two threads (``invoke``). Prints the answers.
 """
 
 from __future__ import annotations
@@ -104,6 +105,25 @@ if MODE == "create_agent":
         return last_text(state)
 
     answers.append(asyncio.run(astream()))
+elif MODE == "user_run":
+    from citetrace import research_run
+
+    with research_run("How fast is solar growing? (app)", agent="app"):
+        answers.append(last_text(agent().invoke(QUESTION)))
+elif MODE == "concurrent":
+    import threading
+
+    async def two_tasks() -> list[Any]:
+        return list(await asyncio.gather(agent().ainvoke(QUESTION), agent().ainvoke(QUESTION)))
+
+    states: list[Any] = []
+    threads = [threading.Thread(target=lambda: states.append(agent().invoke(QUESTION))) for _ in range(2)]
+    for t in threads:
+        t.start()
+    states.extend(asyncio.run(two_tasks()))
+    for t in threads:
+        t.join()
+    answers.extend(last_text(state) for state in states)
 elif MODE == "react":
     from langgraph.prebuilt import create_react_agent
 

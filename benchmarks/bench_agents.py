@@ -1,0 +1,191 @@
+"""What the agent boundary costs per invocation, as ratios against baselines timed in the same run.
+
+Configurations (interleaved round by round; the table gives the median of the rounds' per-call times):
+  bare call                    a trivial agent method returning a report with two citations (no tracing)
+  hand-written root span       the same inside ``tracer.start_as_current_span`` setting the 4 attributes the
+                               run's root gets (operation, agent, run id, citations) and the answer hash
+  research_run by hand         ``with research_run(q, agent=...) as run: run.record_answer(agent.run(q))``:
+                               what a user writes without auto-instrumentation
+  boundary, sync               the same method wrapped by the agent boundary (``boundary_wrapper``)
+  boundary, generator (5)      a 5-item generator method, wrapped, drained
+  research_run by hand, generator (5)
+  nested call inside a run     the wrapped method called inside an open run (joins it: the pass-through cost)
+  LangGraph invoke, unpatched  a one-node compiled StateGraph returning an AI message
+  LangGraph invoke, patched    the same with the instrumentor on (``Pregel.stream`` is the boundary)
+  submit in a run, unpatched   ``ThreadPoolExecutor.submit(f).result()`` inside a run
+  submit in a run, patched     the same with the executor carry on
+
+Capture only: an SDK ``TracerProvider`` + ``BatchSpanProcessor`` + an exporter that drops spans, and a memory
+store (the summary processor is measured in bench_summary.py). GC stays on.
+
+Run:  .venv/bin/python benchmarks/bench_agents.py [--calls 2000] [--rounds 7] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import wrapt
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _harness  # noqa: E402
+
+from citetrace import names, research_run  # noqa: E402
+from citetrace.capture import _state  # noqa: E402
+from citetrace.config import load_settings  # noqa: E402
+from citetrace.instrumentation import CiteTraceInstrumentor  # noqa: E402
+from citetrace.instrumentation._agents._boundary import Boundary, boundary_wrapper, text_of  # noqa: E402
+from citetrace.store import MemoryStore, content_hash  # noqa: E402
+
+ANSWER = "Solar grew [1] and wind [2].\n\n[1]: https://a.example/solar\n[2]: https://b.example/wind"
+
+
+class _On:
+    active = True
+
+
+class Agent:
+    name = "bench"
+
+    def run(self, task: str) -> str:
+        return ANSWER
+
+    def stream(self, task: str) -> Iterator[str]:
+        for i in range(4):
+            yield f"step {i}"
+        yield "FINAL:" + ANSWER
+
+
+class Wrapped(Agent):
+    pass
+
+
+def _final(item: Any) -> tuple[int, str] | None:
+    return (1, item[6:]) if isinstance(item, str) and item.startswith("FINAL:") else None
+
+
+BOUNDARY = Boundary(agent=lambda i, a, k: i.name, question=lambda i, a, k: a[0], answer=text_of,
+                    item_answer=_final)
+
+
+def _graph() -> Any:
+    from langchain_core.messages import AIMessage
+    from langgraph.graph import END, START, MessagesState, StateGraph
+
+    def answer(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [AIMessage(content=ANSWER)]}
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("answer", answer)
+    graph.add_edge(START, "answer")
+    graph.add_edge("answer", END)
+    return graph.compile(name="bench-graph")
+
+
+def _per_call(fn: Callable[[], Any], calls: int) -> float:
+    fn()
+    start = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    return (time.perf_counter() - start) / calls
+
+
+def bench(calls: int, rounds: int) -> dict[str, float]:
+    provider, counting = _harness.sdk_provider()
+    _state.reset(load_settings(), tracer_provider=provider, store_=MemoryStore())
+    tracer = provider.get_tracer("bench")
+    wrapt.wrap_function_wrapper(Wrapped, "run", boundary_wrapper(BOUNDARY, _On()))
+    wrapt.wrap_function_wrapper(Wrapped, "stream", boundary_wrapper(BOUNDARY, _On()))
+    plain, wrapped = Agent(), Wrapped()
+    graph = _graph()
+    question = {"messages": [("user", "How fast is solar growing?")]}
+    pool = ThreadPoolExecutor(max_workers=1)
+    instrumentor = CiteTraceInstrumentor()
+
+    def handwritten() -> None:
+        with tracer.start_as_current_span("invoke_agent bench") as span:
+            text = plain.run("q")
+            span.set_attributes({names.GEN_AI_OPERATION_NAME: names.OP_INVOKE_AGENT, names.GEN_AI_AGENT_NAME: "bench",
+                                 names.RUN_ID: "r", names.CITATIONS: ["https://a.example/solar", "https://b.example/wind"],
+                                 names.ANSWER_HASH: content_hash(text)})
+
+    def by_hand() -> None:
+        with research_run("q", agent="bench") as run:
+            run.record_answer(plain.run("q"))
+
+    def by_hand_stream() -> None:
+        with research_run("q", agent="bench") as run:
+            last = None
+            for last in plain.stream("q"):
+                pass
+            run.record_answer(str(last)[6:])
+
+    def nested() -> None:
+        for _ in range(10):
+            wrapped.run("q")
+
+    def submit() -> None:
+        with research_run("q", agent="bench"):
+            pool.submit(plain.run, "q").result()
+
+    samples: dict[str, list[float]] = {}
+
+    def measure(name: str, fn: Callable[[], Any], n: int = calls) -> None:
+        samples.setdefault(name, []).append(_per_call(fn, n))
+
+    for _ in range(rounds):
+        measure("bare call", lambda: plain.run("q"), calls * 10)
+        measure("hand-written root span", handwritten)
+        measure("research_run by hand", by_hand)
+        measure("boundary, sync", lambda: wrapped.run("q"))
+        measure("research_run by hand, generator (5)", by_hand_stream)
+        measure("boundary, generator (5)", lambda: list(wrapped.stream("q")))
+        with research_run("outer", agent="bench"):
+            measure("nested call inside a run (x10)", nested, max(1, calls // 10))
+        measure("LangGraph invoke, unpatched", lambda: graph.invoke(question), max(1, calls // 10))
+        measure("submit in a run, unpatched", submit)
+        instrumentor.instrument(tools="")
+        measure("LangGraph invoke, patched", lambda: graph.invoke(question), max(1, calls // 10))
+        measure("submit in a run, patched", submit)
+        instrumentor.uninstrument()
+        provider.force_flush()
+    pool.shutdown()
+    provider.shutdown()
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--quick", action="store_true", help="a few calls: checks the script works, measures nothing")
+    args = parser.parse_args(argv)
+    calls, rounds = (50, 1) if args.quick else (args.calls, args.rounds)
+    t = bench(calls, rounds)
+    print(f"machine: {_harness.machine()}")
+    unit, by_hand = t["hand-written root span"], t["research_run by hand"]
+    rows = []
+    for name, value in t.items():
+        rows.append((name, value * 1e6, value / unit, value / by_hand))
+    print(_harness.format_table(["agent invocation", "µs/call", "x hand-written root", "x research_run by hand"],
+                                rows))
+    graph = t["LangGraph invoke, patched"] / t["LangGraph invoke, unpatched"]
+    carry = t["submit in a run, patched"] / t["submit in a run, unpatched"]
+    nested = (t["nested call inside a run (x10)"] / 10 - t["bare call"]) * 1e6
+    print(f"boundary, sync: {t['boundary, sync'] / by_hand:.2f} x research_run by hand; "
+          f"generator: {t['boundary, generator (5)'] / t['research_run by hand, generator (5)']:.2f} x by hand")
+    print(f"nested call (joins the run): {nested:+.2f} µs over a bare call")
+    print(f"LangGraph one-node invoke: patched {graph:.2f} x unpatched")
+    print(f"ThreadPoolExecutor.submit inside a run: patched {carry:.2f} x unpatched")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
