@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 from citetrace import names
 from citetrace.cli import CommandError, open_store_for_reading, store_uri
-from citetrace.eval._data import labels_path
+from citetrace.eval._data import LABEL_SETS
 from citetrace.eval._evaluate import EvalError, RunEvaluation, evaluate_run
 from citetrace.eval._format import ProgressBar, format_evaluation, format_judge_report
 from citetrace.eval._gate import build_baseline, gate, load_baseline
@@ -72,7 +72,9 @@ def register(subparsers: Any) -> None:
     b.set_defaults(func=_cmd_baseline)
 
     j = subparsers.add_parser("judge-eval", help="measure a judge against hand-labelled (claim, passage) pairs")
-    j.add_argument("labels", nargs="?", metavar="LABELS.jsonl", help="labels file (default: the shipped set)")
+    j.add_argument("labels", nargs="?", metavar="LABELS.jsonl", help="labels file (default: --set shipped)")
+    j.add_argument("--set", dest="label_set", choices=sorted(LABEL_SETS), default="shipped",
+                   help="a labelled set that ships with citetrace: shipped (demo corpus) or hard (page prose)")
     j.add_argument("--json", action="store_true")
     _judge_options(j)
     j.set_defaults(func=_cmd_judge_eval)
@@ -246,7 +248,7 @@ def _cmd_judge_eval(args: argparse.Namespace) -> int:
     from citetrace.eval._judge_eval import evaluate_judge, load_labels
 
     try:
-        pairs = load_labels(args.labels or labels_path())
+        pairs = load_labels(args.labels or LABEL_SETS[args.label_set]())
     except ValueError as exc:
         raise CommandError(str(exc)) from exc
     judge = _judge(args)

@@ -4,9 +4,18 @@ from __future__ import annotations
 
 from importlib import resources
 
-__all__ = ["labels_path"]
+__all__ = ["labels_path", "hard_labels_path", "LABEL_SETS"]
 
 
 def labels_path() -> str:
     """Filesystem path of ``citetrace/eval/data/labels.jsonl``."""
     return str(resources.files("citetrace.eval").joinpath("data").joinpath("labels.jsonl"))
+
+
+def hard_labels_path() -> str:
+    """Filesystem path of ``citetrace/eval/data/hard.jsonl`` (the harder, non-templated set)."""
+    return str(resources.files("citetrace.eval").joinpath("data").joinpath("hard.jsonl"))
+
+
+LABEL_SETS = {"shipped": labels_path, "hard": hard_labels_path}
+"""``citetrace judge-eval --set NAME``: the labelled sets that ship with citetrace."""

@@ -14,7 +14,7 @@ from importlib import resources
 
 from citetrace.eval._types import ABSENT, CONTRADICTED, PARTIAL, SUPPORTED
 
-__all__ = ["build_labels", "read_claims"]
+__all__ = ["build_labels", "read_claims", "build_hard_labels"]
 
 _CODES = {"S": SUPPORTED, "P": PARTIAL, "C": CONTRADICTED, "A": ABSENT}
 
@@ -49,4 +49,20 @@ def build_labels() -> str:
         row = {"id": cid, "claim": claim, "passage": passage, "label": final.get(cid, label), "label1": label,
                "label2": second.get(cid), "source": f"{slug}#p{para}"}
         lines.append(json.dumps(row, ensure_ascii=False))
+    return "\n".join(lines) + "\n"
+
+
+def build_hard_labels() -> str:
+    """The JSON Lines text of the harder set, from ``data/hard.tsv`` (passages written as page prose)."""
+    lines = []
+    slug, passage, n = "", "", 0
+    for row in _rows("hard.tsv"):
+        if row[0] == "PAGE":
+            slug, passage = row[1], row[2].strip()
+            continue
+        code, shape, claim = row
+        n += 1
+        lines.append(json.dumps({"id": f"h{n:03d}", "claim": claim.strip(), "passage": passage,
+                                 "label": _CODES[code], "source": f"hard/{slug}", "shape": shape},
+                                ensure_ascii=False))
     return "\n".join(lines) + "\n"
