@@ -44,6 +44,22 @@ OP_INVOKE_AGENT: Final = "invoke_agent"
 """Value of ``gen_ai.operation.name`` on the run's root span."""
 TOOL_TYPE_FUNCTION: Final = "function"
 """Value of ``gen_ai.tool.type`` for wrapped functions."""
+TOOL_TYPE_EXTENSION: Final = "extension"
+"""Value of ``gen_ai.tool.type`` for a tool the model provider ran server-side (web search, page fetch)."""
+TOOL_PROVIDER_SIDE: Final = "citetrace.tool.provider_side"
+"""True on a tool span recorded from a model response: the provider ran the search or fetch server-side.
+Its start is when the response arrived; the provider does not say how long the call took."""
+TOOL_ERROR_CODE: Final = "citetrace.tool.error_code"
+"""The provider's own error code for a failed server-side call (``too_many_requests``, ``max_uses_exceeded``...)."""
+SEARCH_SOURCES_REPORTED: Final = "citetrace.search.sources_reported"
+"""False on a search whose result URLs the provider did not report (OpenAI without
+``include=["web_search_call.action.sources"]``, search-model chat completions): the missing list is not an
+empty search, and the run's citations cannot be checked against it (the summary then skips
+``uncited_from_retrieval`` and ``cited_not_fetched``)."""
+SEARCH_CONTENT_RETURNED: Final = "citetrace.search.content_returned"
+"""True on a search whose results carried the pages' content to the model (provider-side search: Anthropic's
+encrypted page content, the pages OpenAI says it consulted): citing one of its URLs counts as read, not as
+``cited_not_fetched``."""
 
 # Stable general conventions.
 ERROR_TYPE: Final = "error.type"

@@ -49,6 +49,9 @@ class ToolSpec:
     query_arg: str | None = None
     url_arg: str | None = None
     skip_self: bool = False
+    stores_text: bool = True
+    """False for a fetch whose result carries no page text (a provider opened the page server-side and
+    returned none): nothing is written to the store, rather than an empty document."""
 
     def __post_init__(self) -> None:
         if self.kind not in names.TOOL_KINDS:
@@ -182,7 +185,7 @@ class _Call:
             attrs[names.ERROR_TYPE] = names.ERROR_TYPE_RATE_LIMITED if status == names.STATUS_RATE_LIMITED else (
                 names.ERROR_TYPE_TOOL_ERROR
             )
-        if spec.kind == names.TOOL_KIND_FETCH:
+        if spec.kind == names.TOOL_KIND_FETCH and spec.stores_text:
             self._store(text or "", status, http_status, _extract.content_type_of(result), attrs)
         span = self.span
         if span.is_recording():

@@ -12,7 +12,7 @@ import inspect
 import secrets
 import threading
 import time
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Iterable, TypeVar
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
@@ -20,6 +20,7 @@ from opentelemetry.trace import Span, SpanKind
 
 from citetrace import names
 from citetrace._redact import redact_report, redact_url
+from citetrace._urls import canonical_url
 from citetrace.capture._citations import cited_urls
 from citetrace.capture import _state
 from citetrace.capture._context import CURRENT_RUN, RUN_CONTEXT_KEY
@@ -49,6 +50,8 @@ class Run:
         self.started_at = time.time()
         self.answer: str | None = None
         self.citations: list[str] = []
+        self.model_citations: list[str] = []
+        """URLs the model cited through the provider's own citation records (not in the answer's text)."""
         self.error_type: str | None = None
         self._calls: list[ToolCallRecord | tuple[Any, ...]] = []
         self._lock = threading.Lock()
@@ -96,26 +99,54 @@ class Run:
             return self._ledger
 
     def record_answer(self, text: str) -> list[str]:
-        """Record the final report; its cited URLs go on the root span. Returns the citations."""
+        """Record the final report; its cited URLs go on the root span. Returns the citations.
+
+        URLs the model cited through its provider's citation records (``add_model_citations``) are kept too,
+        after the ones the text cites: a provider's answer text usually carries no URL of its own.
+        """
         if not isinstance(text, str):
             raise TypeError(f"record_answer() expects the report text as str, got {type(text).__name__}")
         self.answer = text
-        self.citations = [redact_url(u) for u in cited_urls(text)]
+        self._set_citations(_merged(cited_urls(text), self.model_citations), text)
+        return list(self.citations)
+
+    def add_model_citations(self, urls: Iterable[str]) -> list[str]:
+        """Add URLs the model cited in a provider's citation records (OpenAI ``url_citation``, Anthropic
+        ``citations``, Gemini grounding, Perplexity ``citations``) to the run's citations, exactly as
+        ``record_answer`` records cited URLs. Returns the run's citations."""
+        with self._lock:
+            self.model_citations = _merged(self.model_citations, urls)
+            merged = _merged(self.citations, self.model_citations)
+        self._set_citations(merged, None)
+        return list(self.citations)
+
+    def _set_citations(self, urls: list[str], text: str | None) -> None:
+        self.citations = [redact_url(u) for u in urls]
         try:
             if self.span.is_recording():
-                attrs: dict[str, Any] = {
-                    names.CITATIONS: self.citations,
-                    names.ANSWER_HASH: content_hash(text),
-                }
-                if _state.state.settings.capture_content:
-                    attrs[names.ANSWER_TEXT] = redact_report(text)
+                attrs: dict[str, Any] = {names.CITATIONS: self.citations}
+                if text is not None:
+                    attrs[names.ANSWER_HASH] = content_hash(text)
+                    if _state.state.settings.capture_content:
+                        attrs[names.ANSWER_TEXT] = redact_report(text)
                 self.span.set_attributes(attrs)
         except Exception as exc:  # noqa: BLE001
             _state.count_error("capture", exc)
-        return list(self.citations)
 
     def __repr__(self) -> str:
         return f"Run(id={self.id!r}, agent={self.agent!r}, trace_id={self.trace_id!r})"
+
+
+def _merged(first: Iterable[str], more: Iterable[str]) -> list[str]:
+    """``first`` then ``more``, without repeating a page (canonical form), in order."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for url in (*first, *more):
+        key = canonical_url(url)
+        if key not in seen:
+            seen.add(key)
+            out.append(url)
+    return out
 
 
 def _with_seq(record: ToolCallRecord, seq: int) -> ToolCallRecord:

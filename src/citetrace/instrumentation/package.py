@@ -32,5 +32,7 @@ SUPPORTED: Final[dict[str, str]] = {
     "openai-agents": ">=0.20,<1",
     "pydantic-ai-slim": ">=2.0,<3",
     "llama-index-workflows": ">=2.0,<3",
+    "openai": ">=2.0,<4",
+    "anthropic": ">=0.60,<3",
 }
 """Distribution name -> supported version range (PEP 440 specifier)."""

@@ -49,6 +49,7 @@ class RunAccumulator:
     __slots__ = (
         "searches", "reads", "repeat_queries", "empty_searches", "failed_reads", "rate_limited",
         "slowest_ns", "first_start", "last_end", "agent", "run_id", "_queries", "_results", "_fetched",
+        "_unreported",
     )
 
     def __init__(self) -> None:
@@ -66,6 +67,7 @@ class RunAccumulator:
         self._queries: set[str] = set()
         self._results: set[str] = set()  # raw strings; keyed once, at finish
         self._fetched: set[str] = set()
+        self._unreported = False  # a provider-side search whose results nobody reported: citations uncheckable
 
     def extent(self, start_ns: int, end_ns: int) -> None:
         """Widen the run's time extent (used for ``total_ms`` when there is no root)."""
@@ -115,6 +117,8 @@ class RunAccumulator:
                 self._results.update(urls)  # SDK and OTLP attribute arrays are homogeneous: one check suffices
             elif urls is not None:
                 self._results.update(_strings(urls))
+            if names.SEARCH_SOURCES_REPORTED in attributes or names.SEARCH_CONTENT_RETURNED in attributes:
+                self._provider_search(attributes, urls)
         else:
             self.reads += 1
             if status != names.STATUS_OK:
@@ -123,6 +127,13 @@ class RunAccumulator:
             if isinstance(url, str) and url:
                 self._fetched.add(url)
         return True
+
+    def _provider_search(self, attributes: Mapping[str, Any], urls: Any) -> None:
+        """A provider-side search: results that carried page content count as read; unreported ones as unknown."""
+        if attributes.get(names.SEARCH_SOURCES_REPORTED) is False:
+            self._unreported = True
+        if attributes.get(names.SEARCH_CONTENT_RETURNED) is True and urls is not None:
+            self._fetched.update(_strings(urls))
 
     def finish(
         self,
@@ -142,8 +153,12 @@ class RunAccumulator:
             cited.setdefault(url_key(url), url)
         result_keys = url_keys(self._results)
         fetched_keys = url_keys(self._fetched)
-        uncited = tuple(url for key, url in cited.items() if key not in result_keys)
-        unfetched = tuple(url for key, url in cited.items() if key not in fetched_keys)
+        if self._unreported:  # the provider never said what its search returned: nothing to check against
+            uncited: tuple[str, ...] = ()
+            unfetched: tuple[str, ...] = ()
+        else:
+            uncited = tuple(url for key, url in cited.items() if key not in result_keys)
+            unfetched = tuple(url for key, url in cited.items() if key not in fetched_keys)
 
         agent_error = root is not None and (root.status_error or names.ERROR_TYPE in root_attrs)
         reasons: list[str] = []

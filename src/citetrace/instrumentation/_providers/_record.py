@@ -1,0 +1,260 @@
+"""Searches and fetches a model provider ran server-side, recorded as the tool spans citetrace makes anyway.
+
+A provider module reads a finished response into ``ServerCall``s and the URLs the model cited, and hands them
+to ``record``. Each call goes through capture's own ``invoke`` (the same attributes, redaction, status rules,
+run records and store writes as a ``@traced_tool`` call), with a stand-in function that returns what the
+provider reported. So there is one way to make a tool span, and provider-side calls cannot drift from it.
+
+The response wrappers here are shared by every provider: plain results, ``with_raw_response`` results
+(parsed once; the SDK caches the parse, so the caller sees the same object), and streams, which are proxied
+event by event without changing what the caller receives, and read when they end.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Sequence
+
+import wrapt
+from opentelemetry import trace
+
+from citetrace import names
+from citetrace.capture import current_run, invoke
+from citetrace.capture import _state
+from citetrace.capture._core import ToolSpec
+from citetrace.instrumentation._table_types import Switch
+
+__all__ = ["ServerCall", "Reading", "record", "response_wrapper", "field", "SEARCH", "FETCH"]
+
+_log = logging.getLogger("citetrace.instrumentation")
+SEARCH = names.TOOL_KIND_SEARCH
+FETCH = names.TOOL_KIND_FETCH
+
+
+@dataclass(frozen=True)
+class ServerCall:
+    """One server-side search or page fetch, as the provider reported it.
+
+    ``urls`` None means the provider did not report the results (not the same as none); ``text`` None means
+    it returned no page text (nothing is stored). ``status`` None lets capture's rules decide (empty when no
+    result), else one of ``names.TOOL_STATUSES``.
+    """
+
+    provider: str
+    tool: str
+    kind: str
+    query: str | None = None
+    url: str | None = None
+    urls: tuple[str, ...] | None = None
+    text: str | None = None
+    status: str | None = None
+    error_code: str | None = None
+    call_id: str | None = None
+    content_returned: bool = False
+
+
+@dataclass
+class Reading:
+    """What a response said: its server-side calls and the URLs the model cited."""
+
+    calls: list[ServerCall]
+    citations: list[str]
+
+
+def field(obj: Any, name: str, default: Any = None) -> Any:
+    """``obj.name`` for SDK models, ``obj[name]`` for dicts (raw JSON), else ``default``."""
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def _spec(call: ServerCall) -> ToolSpec:
+    return ToolSpec(
+        name=f"{call.provider}.{call.tool}",
+        kind=call.kind,
+        query_from=lambda args, kwargs: call.query,
+        url_from=lambda args, kwargs: call.url,
+        result_urls=lambda result: list(call.urls) if call.urls is not None else None,
+        result_count=lambda result: len(call.urls) if call.urls is not None else None,
+        result_text=lambda result: call.text,
+        classify=lambda result: call.status,
+        stores_text=call.text is not None,
+        description=f"{call.tool}, run server-side by {call.provider}",
+    )
+
+
+def _stand_in(call: ServerCall) -> Callable[[], ServerCall]:
+    def provider_side() -> ServerCall:
+        span = trace.get_current_span()
+        if span.is_recording():
+            attrs: dict[str, Any] = {names.TOOL_PROVIDER_SIDE: True, names.GEN_AI_TOOL_TYPE: names.TOOL_TYPE_EXTENSION}
+            if call.kind == SEARCH:
+                attrs[names.SEARCH_SOURCES_REPORTED] = call.urls is not None
+                attrs[names.SEARCH_CONTENT_RETURNED] = call.content_returned and call.urls is not None
+            if call.error_code:
+                attrs[names.TOOL_ERROR_CODE] = call.error_code[:64]
+            span.set_attributes(attrs)
+        return call
+
+    return provider_side
+
+
+def record(reading: Reading) -> None:
+    """Make one tool span per server-side call (children of the current span), then add the citations."""
+    for call in reading.calls:
+        kwargs = {"tool_call_id": call.call_id} if call.call_id else {}
+        invoke(_spec(call), _stand_in(call), (), kwargs)
+    if reading.citations:
+        run = current_run()
+        if run is not None:
+            run.add_model_citations(reading.citations)
+
+
+def _read_safely(read: Callable[[Any, dict[str, Any]], Reading | None], result: Any, kwargs: dict[str, Any]) -> None:
+    try:
+        reading = read(result, kwargs)
+        if reading is not None:
+            record(reading)
+    except Exception as exc:  # noqa: BLE001 - a response shape we misread must never reach the caller
+        _state.count_error("capture", exc)
+
+
+def _parsed(result: Any) -> Any:
+    """A ``with_raw_response`` result's parsed body (the SDK caches it), else the result itself."""
+    if hasattr(result, "http_response") and callable(getattr(result, "parse", None)):
+        return result.parse()
+    return result
+
+
+class _StreamProxy(wrapt.ObjectProxy):  # type: ignore[misc,type-arg]
+    """A provider stream, event for event, read once it ends (exhausted, closed, or its ``with`` left)."""
+
+    def __init__(self, stream: Any, fold: "Folder", done: Callable[[Any], None]) -> None:
+        super().__init__(stream)
+        self._self_fold = fold
+        self._self_done = done
+        self._self_ended = False
+
+    def _self_end(self) -> None:
+        if not self._self_ended:
+            self._self_ended = True
+            self._self_done(self._self_fold.final())
+
+    def _self_see(self, event: Any) -> None:
+        try:
+            self._self_fold.add(event)
+        except Exception as exc:  # noqa: BLE001
+            _state.count_error("capture", exc)
+
+    def __iter__(self) -> "_StreamProxy":
+        return self
+
+    def __next__(self) -> Any:
+        try:
+            event = next(self.__wrapped__)
+        except StopIteration:
+            self._self_end()
+            raise
+        self._self_see(event)
+        return event
+
+    def __enter__(self) -> "_StreamProxy":
+        self.__wrapped__.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> Any:
+        try:
+            return self.__wrapped__.__exit__(*exc)
+        finally:
+            self._self_end()
+
+    def close(self) -> Any:
+        try:
+            return self.__wrapped__.close()
+        finally:
+            self._self_end()
+
+    def __aiter__(self) -> "_StreamProxy":
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            event = await self.__wrapped__.__anext__()
+        except StopAsyncIteration:
+            self._self_end()
+            raise
+        self._self_see(event)
+        return event
+
+    async def __aenter__(self) -> "_StreamProxy":
+        await self.__wrapped__.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        try:
+            return await self.__wrapped__.__aexit__(*exc)
+        finally:
+            self._self_end()
+
+
+class Folder:
+    """Folds a stream's events into the finished response (each provider subclasses it)."""
+
+    def add(self, event: Any) -> None:
+        """See one event."""
+
+    def final(self) -> Any:
+        """The response the events added up to (None if the stream ended early)."""
+        return None
+
+
+def _is_stream(result: Any) -> bool:
+    cls = type(result).__name__
+    return cls in ("Stream", "AsyncStream") and hasattr(result, "response")
+
+
+def response_wrapper(read: Callable[[Any, dict[str, Any]], Reading | None],
+                     folder: Callable[[Any], Folder] | None, *, is_async: bool) -> Callable[[Switch], Any]:
+    """A ``Wrap`` factory: call through, then read the response (or proxy the stream and read it at its end)."""
+
+    def handle(result: Any, kwargs: dict[str, Any]) -> Any:
+        if _is_stream(result) and folder is None:
+            return result  # a stream that carries nothing to read (chat completion deltas have no annotations)
+        if folder is not None and _is_stream(result):
+            def done(final: Any) -> None:
+                if final is not None:
+                    _read_safely(read, final, kwargs)
+
+            return _StreamProxy(result, folder(result), done)
+        if hasattr(result, "http_response") and kwargs.get("stream"):
+            return result  # a raw streamed response: its events are the caller's to parse; not read here
+        try:
+            body = _parsed(result)
+        except Exception as exc:  # noqa: BLE001
+            _state.count_error("capture", exc)
+            return result
+        _read_safely(read, body, kwargs)
+        return result
+
+    def factory(switch: Switch) -> Any:
+        if is_async:
+
+            async def awrapper(wrapped: Any, instance: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
+                result = await wrapped(*args, **kwargs)
+                return handle(result, kwargs) if switch.active and _state.state.enabled else result
+
+            return awrapper
+
+        def wrapper(wrapped: Any, instance: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
+            result = wrapped(*args, **kwargs)
+            return handle(result, kwargs) if switch.active and _state.state.enabled else result
+
+        return wrapper
+
+    return factory
+
+
+def texts(parts: Iterable[Any]) -> str:
+    """The text of content parts that carry one."""
+    return "".join(t for t in (field(p, "text") for p in parts) if isinstance(t, str))
