@@ -85,7 +85,7 @@ def _spec(call: ServerCall) -> ToolSpec:
 
 
 def _stand_in(call: ServerCall) -> Callable[[], ServerCall]:
-    def provider_side() -> ServerCall:
+    def provider_side(**_call_id: Any) -> ServerCall:
         span = trace.get_current_span()
         if span.is_recording():
             attrs: dict[str, Any] = {names.TOOL_PROVIDER_SIDE: True, names.GEN_AI_TOOL_TYPE: names.TOOL_TYPE_EXTENSION}
