@@ -176,10 +176,15 @@ class _Call:
             text = spec.result_text(result) if spec.result_text else None
             if text is None:
                 text = _extract.result_text(result)
-            chars = len(text) if text is not None else 0
-            attrs[names.RESULT_SIZE] = chars
-            if status is None:
-                status = names.STATUS_EMPTY if chars < settings.empty_fetch_chars else names.STATUS_OK
+            if text is None and _extract.is_unknown_shape(result):
+                # an iterator a plain function returns (a generator *function* is iterated by _stream): its
+                # text arrives after the call, so say nothing of its size rather than call it an empty read
+                status = status or names.STATUS_OK
+            else:
+                chars = len(text) if text is not None else 0
+                attrs[names.RESULT_SIZE] = chars
+                if status is None:
+                    status = names.STATUS_EMPTY if chars < settings.empty_fetch_chars else names.STATUS_OK
         attrs[names.TOOL_STATUS] = status
         if status in _ERROR_STATUSES:
             attrs[names.ERROR_TYPE] = names.ERROR_TYPE_RATE_LIMITED if status == names.STATUS_RATE_LIMITED else (

@@ -14,10 +14,58 @@ from citetrace import names
 from citetrace.capture import _state
 from citetrace.capture._context import IN_TOOL
 from citetrace.capture._core import ToolSpec, ainvoke, invoke
+from citetrace.capture._stream import async_generator_tool, iterate
 
 __all__ = ["traced_tool"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _call_method(fn: Callable[..., Any]) -> Any:
+    """For a callable object (not a function), its class's ``__call__``: that says async or generator."""
+    if inspect.isfunction(fn) or inspect.ismethod(fn) or isinstance(fn, type):
+        return fn
+    return getattr(type(fn), "__call__", fn)
+
+
+def _wrap(target: Callable[..., Any], spec: ToolSpec) -> Callable[..., Any]:
+    """The wrapper of the right kind: async generator, generator, coroutine or plain, so that ``inspect``
+    still says what the tool is; each is one frame above the tool when tracing is off or inside a tool."""
+    st = _state
+    shape = _call_method(target)
+    wrapper: Callable[..., Any]
+    if inspect.isasyncgenfunction(target) or inspect.isasyncgenfunction(shape):
+
+        wrapper = functools.wraps(target)(async_generator_tool(spec, target))
+    elif inspect.isgeneratorfunction(target) or inspect.isgeneratorfunction(shape):
+
+        @functools.wraps(target)
+        def gen_wrapper(*args: Any, **kwargs: Any) -> Any:
+            if not st.state.enabled or IN_TOOL.get():
+                return (yield from target(*args, **kwargs))
+            return (yield from iterate(spec, target, args, kwargs))
+
+        wrapper = gen_wrapper
+    elif inspect.iscoroutinefunction(target) or inspect.iscoroutinefunction(shape):
+
+        @functools.wraps(target)
+        async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
+            if not st.state.enabled:
+                return await target(*args, **kwargs)
+            return await ainvoke(spec, target, args, kwargs)
+
+        wrapper = async_wrapper
+    else:
+
+        @functools.wraps(target)
+        def sync_wrapper(*args: Any, **kwargs: Any) -> Any:
+            if not st.state.enabled or IN_TOOL.get():
+                return target(*args, **kwargs)
+            return invoke(spec, target, args, kwargs)
+
+        wrapper = sync_wrapper
+    setattr(wrapper, "__citetrace_spec__", spec)
+    return wrapper
 
 
 def _first_doc_line(fn: Callable[..., Any]) -> str | None:
@@ -75,45 +123,25 @@ def traced_tool(
             raise TypeError(f"traced_tool({hook_name}=...) must be callable, got {type(hook).__name__}")
 
     def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        if isinstance(func, (staticmethod, classmethod)):  # either order with @classmethod/@staticmethod
+            inner = func.__func__
+            wrapper = _wrap(inner, _spec(inner, skip_self=isinstance(func, classmethod) and _takes_self(inner)))
+            return type(func)(wrapper)
         if not callable(func):
             raise TypeError(f"traced_tool can only wrap a callable, got {type(func).__name__}")
-        target = func.__func__ if isinstance(func, (staticmethod, classmethod)) else func
-        spec = ToolSpec(
-            name=name or str(getattr(target, "__name__", "tool")),
+        return _wrap(func, _spec(func, skip_self=_takes_self(func)))
+
+    def _spec(target: Callable[..., Any], *, skip_self: bool) -> ToolSpec:
+        return ToolSpec(
+            name=name or str(getattr(target, "__name__", None) or type(target).__name__),
             kind=kind,
             classify=classify,
             result_urls=extract_urls,
             query_arg=query_arg,
             url_arg=url_arg,
             description=description or _first_doc_line(target),
-            skip_self=_takes_self(target) and not isinstance(func, staticmethod),
+            skip_self=skip_self,
         )
-        st = _state
-
-        if inspect.iscoroutinefunction(target):
-
-            @functools.wraps(target)
-            async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
-                if not st.state.enabled:
-                    return await target(*args, **kwargs)
-                return await ainvoke(spec, target, args, kwargs)
-
-            wrapper: Callable[..., Any] = async_wrapper
-        else:
-
-            @functools.wraps(target)
-            def sync_wrapper(*args: Any, **kwargs: Any) -> Any:
-                if not st.state.enabled or IN_TOOL.get():
-                    return target(*args, **kwargs)
-                return invoke(spec, target, args, kwargs)
-
-            wrapper = sync_wrapper
-        wrapper.__citetrace_spec__ = spec  # type: ignore[attr-defined]
-        if isinstance(func, staticmethod):
-            return staticmethod(wrapper)  # type: ignore[return-value]
-        if isinstance(func, classmethod):
-            return classmethod(wrapper)  # type: ignore[return-value]
-        return wrapper
 
     if fn is not None:
         return decorate(fn)
