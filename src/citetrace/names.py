@@ -615,8 +615,15 @@ METRIC_EVAL_RATE: Final = "citetrace_eval_rate_ratio"
 METRIC_EVAL_GATE_FAILURES_TOTAL: Final = "citetrace_eval_gate_failures_total"
 """Counter {agent, reason}: gate failures (``unfetched_citation`` or ``out_of_band``)."""
 GATE_UNFETCHED: Final = "unfetched_citation"
+"""Hard gate rule: a cited URL the run never fetched."""
+GATE_UNCITED_URL: Final = "uncited_url"
+"""Hard gate rule: the run's own summary failed on ``uncited_url`` (a cited URL no search returned)."""
+GATE_NO_CITATIONS: Final = "no_citations"
+"""Hard gate rule: the report has claims that need citations but carries no citation at all."""
 GATE_OUT_OF_BAND: Final = "out_of_band"
-GATE_REASONS: Final = (GATE_UNFETCHED, GATE_OUT_OF_BAND)
+GATE_HARD_RULES: Final = (GATE_UNFETCHED, GATE_UNCITED_URL, GATE_NO_CITATIONS)
+"""The gate's hard rules (no baseline needed), all on by default; ``--hard-rules`` picks a subset."""
+GATE_REASONS: Final = (GATE_UNFETCHED, GATE_UNCITED_URL, GATE_NO_CITATIONS, GATE_OUT_OF_BAND)
 """Closed set of gate failure reasons."""
 
 ENV_OPENAI_BASE_URL: Final = "OPENAI_BASE_URL"

@@ -94,8 +94,14 @@ def test_gate_exit_codes_and_baseline(db: str, tmp_path: Path, capsys: pytest.Ca
     assert main(["baseline", "run-2", "run-2", "--store", db, "--offline", "--out", str(base)]) == 0
     assert json.loads(base.read_text())["runs"] == ["run-2", "run-2"]
     capsys.readouterr()
-    assert main(["gate", "run-2", "--store", db, "--offline", "--baseline", str(base)]) == 0
+    assert main(["gate", "run-2", "--store", db, "--offline", "--baseline", str(base)]) == 1
+    assert "FAIL cited but returned by no search in run run-2" in capsys.readouterr().out  # the jobs page
+    assert main(["gate", "run-2", "--store", db, "--offline", "--baseline", str(base), "--allow-uncited"]) == 0
     assert "gate passed for run run-2" in capsys.readouterr().out
+    assert main(["gate", "run-2", "--store", db, "--offline", "--hard-rules", "unfetched_citation"]) == 0
+    capsys.readouterr()
+    assert main(["gate", "run-2", "--store", db, "--offline", "--hard-rules", "bogus"]) == 2
+    assert "unknown gate rule 'bogus'" in capsys.readouterr().err
 
 
 def test_baseline_runs_the_agent_command(db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

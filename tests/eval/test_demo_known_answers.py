@@ -16,7 +16,7 @@ import pytest
 from citetrace import names
 from citetrace.claims import split_claims
 from citetrace.demo import QUESTIONS, DemoServers, RunResult, run_demo
-from citetrace.eval import LLMJudge, evaluate_run, gate
+from citetrace.eval import LLMJudge, evaluate_run, gate, parse_rules
 from citetrace.store import Store
 from citetrace.testing import capture_spans
 
@@ -101,13 +101,19 @@ def test_unfetched_stale_and_search_flags(demo: tuple[Store, dict[str, RunResult
         "grenvik-housing-shortage"}
 
 
-def test_gate_fails_only_on_the_unfetched_citation(demo: tuple[Store, dict[str, RunResult]]) -> None:
-    """Without a baseline the gate fails the prices run, naming the page it never read, and passes the others."""
+def test_gate_fails_on_the_unfetched_and_the_unsearched_citation(demo: tuple[Store, dict[str, RunResult]]) -> None:
+    """Without a baseline the gate fails the prices run (a page it never read) and the fab run (a page no
+    search returned, uncited_url), naming each page; with --allow-uncited only prices fails."""
     store, runs = demo
-    failing = {qid: gate(evaluate_run(store, r.run_id)).failures for qid, r in runs.items()}
-    assert {q for q, f in failing.items() if f} == {"prices"}
+    evs = {qid: evaluate_run(store, r.run_id) for qid, r in runs.items()}
+    failing = {qid: gate(ev).failures for qid, ev in evs.items()}
+    assert {q for q, f in failing.items() if f} == {"prices", "fab"}
     ((reason, message),) = failing["prices"]
     assert reason == names.GATE_UNFETCHED and message.endswith("/pages/battery-prices-council-survey")
+    ((reason, message),) = failing["fab"]
+    assert reason == names.GATE_UNCITED_URL and message.endswith("grenvik-housing-shortage")
+    allowed = {q for q, ev in evs.items() if gate(ev, rules=parse_rules(None, allow_uncited=True)).failures}
+    assert allowed == {"prices"}
 
 
 def _planned_label(claim: str) -> str:

@@ -29,7 +29,7 @@ def test_unfetched_citation_fails_and_names_the_url() -> None:
     result = gate(_eval(BAD))
     assert not result.passed
     assert result.failures == [(names.GATE_UNFETCHED, "cited but never fetched in run run-1: https://never.example/fetched")]
-    assert gate(_eval(GOOD)).passed
+    assert gate(_eval(GOOD), rules=(names.GATE_UNFETCHED,)).passed
 
 
 def test_band_from_repeated_runs_and_direction() -> None:
@@ -39,7 +39,7 @@ def test_band_from_repeated_runs_and_direction() -> None:
     cov = base["metrics"]["citation_coverage"]
     assert cov["values"] == [1.0, 1.0, 1.0] and cov["sd"] == 0.0 and (cov["low"], cov["high"]) == (0.98, 1.0)
     worse = _eval(GOOD + "\nAn uncited claim about 7 ministries.\n")
-    result = gate(worse, base)
+    result = gate(worse, base, rules=())
     assert [r for r, _ in result.failures] == [names.GATE_OUT_OF_BAND]
     assert "citation_coverage = 0.667 (2/3) is outside the baseline band [0.980, 1.000]" in result.failures[0][1]
 
@@ -68,3 +68,49 @@ def test_kappa_and_wilson_known_values() -> None:
     assert (round(lo, 4), round(hi, 4)) == (0.0552, 0.1744)
     assert wilson(0, 0) is None
     assert confusion(["a", "b", "b"], ["a", "a", "b"], ["a", "b"]) == [[1, 0], [1, 1]]
+
+
+UNSEARCHED = GOOD.replace("[2].", "[2]. Wages rose 3.1 percent [4].") + "[4] https://jobs.example/2024/march\n"
+
+
+def test_uncited_url_fails_unless_allowed() -> None:
+    """A cited page no search returned fails the gate (naming it) unless uncited_url is allowed; the run's own
+    summary decides when one was stored."""
+    from citetrace.eval import parse_rules
+
+    ev = _eval(GOOD)  # the jobs page was fetched but no search returned it
+    result = gate(ev)
+    assert [r for r, _ in result.failures] == [names.GATE_UNCITED_URL]
+    assert result.failures[0][1].endswith("https://jobs.example/2024/march")
+    assert gate(ev, rules=parse_rules(None, allow_uncited=True)).passed
+    ev.run_summary = {"failure_reasons": [], "uncited_urls": []}
+    assert gate(ev).passed  # the run's summary says no uncited_url failure
+    ev.run_summary = {"failure_reasons": [names.REASON_UNCITED_URL], "uncited_urls": ["https://x.example/a"]}
+    assert [m.rsplit(" ", 1)[-1] for _, m in gate(ev).failures] == ["https://x.example/a"]
+    with pytest.raises(ValueError, match="unknown gate rule 'nope'"):
+        parse_rules("nope")
+
+
+def test_report_without_any_citation_fails() -> None:
+    """Claims that need citations in a report that carries none fail the no_citations rule."""
+    result = gate(_eval("Unemployment rose to 4.2% in March 2024. Wages rose 3.1 percent over the year.\n"))
+    assert [r for r, _ in result.failures] == [names.GATE_NO_CITATIONS]
+    assert "2 claims that need citations and carries none" in result.failures[0][1]
+
+
+def test_baseline_records_how_it_was_made_and_mismatch_is_an_error(tmp_path: object) -> None:
+    """The baseline keeps offline/judge/version/model; a run judged another way is refused, naming both."""
+    evs = [_eval(GOOD, f"r{i}") for i in range(2)]
+    base = build_baseline(evs)
+    assert base["made_with"] == {"offline": True, "judge": "deterministic", "judge_version": evs[0].judge_version,
+                                 "judge_model": None}
+    online = _eval(GOOD)
+    online.offline = False
+    with pytest.raises(ValueError, match="baseline mismatch: it was made with offline=True; this run was "
+                                         "evaluated with offline=False"):
+        gate(online, base)
+    old = f"{tmp_path}/v1.json"
+    with open(old, "w") as fh:
+        json.dump({**base, "version": 1}, fh)
+    with pytest.raises(ValueError, match="does not record how it was made"):
+        load_baseline(old)

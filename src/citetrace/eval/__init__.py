@@ -12,9 +12,9 @@ from citetrace.eval._claims import classify, make_pairs
 from citetrace.eval._deterministic import DeterministicJudge
 from citetrace.eval._emit import EvalMetrics, emit_events
 from citetrace.eval._evaluate import EvalError, PairResult, RunEvaluation, evaluate_report, evaluate_run
-from citetrace.eval._gate import GateResult, build_baseline, gate, load_baseline
+from citetrace.eval._gate import HARD_RULES, GateResult, build_baseline, gate, load_baseline, parse_rules
 from citetrace.eval._judge_eval import JudgeReport, cohen_kappa, evaluate_judge, load_labels, wilson
-from citetrace.eval._judges import Judge, judge_with_checker, make_judge
+from citetrace.eval._judges import Judge, judge_atomic, judge_with_checker, make_judge
 from citetrace.eval._llm import PROMPT_VERSION, LLMJudge
 from citetrace.eval._nli import NLIJudge, NLIModel, load_nli_model
 from citetrace.eval._passages import top_passages
@@ -37,7 +37,7 @@ from citetrace.eval._types import (
 )
 
 __all__ = [
-    "ABSENT", "CONTRADICTED", "JUDGE_ERROR", "PARTIAL", "SUPPORTED", "UNFETCHED",
+    "ABSENT", "CONTRADICTED", "HARD_RULES", "parse_rules", "judge_atomic", "JUDGE_ERROR", "PARTIAL", "SUPPORTED", "UNFETCHED",
     "Citation", "DeterministicJudge", "EvalError", "EvalMetrics", "GateResult", "Judge", "JudgeReport", "LLMJudge",
     "Liveness", "NLIJudge", "NLIModel", "PROMPT_VERSION", "Pair", "PairResult", "Passage", "RATE_NAMES", "Rate",
     "Report", "ReportParseError", "Resolver", "RunEvaluation", "RunIndex", "Sentence", "Verdict",

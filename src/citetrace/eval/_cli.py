@@ -15,7 +15,7 @@ from citetrace.cli import CommandError, open_store_for_reading, store_uri
 from citetrace.eval._data import LABEL_SETS
 from citetrace.eval._evaluate import EvalError, RunEvaluation, evaluate_run
 from citetrace.eval._format import ProgressBar, format_evaluation, format_judge_report
-from citetrace.eval._gate import build_baseline, gate, load_baseline
+from citetrace.eval._gate import HARD_RULES, build_baseline, gate, load_baseline, parse_rules
 from citetrace.eval._judges import JUDGE_KINDS, Judge, judge_atomic, make_judge
 from citetrace.eval._types import ReportParseError
 from citetrace.store import Store, StoreError
@@ -53,10 +53,20 @@ def register(subparsers: Any) -> None:
     _eval_options(p)
     p.set_defaults(func=_cmd_eval)
 
-    g = subparsers.add_parser("gate", help="CI gate: fail on unfetched citations and on rates outside the baseline")
+    rules = "\n".join(f"  {name:20s} {what}" for name, what in HARD_RULES.items())
+    g = subparsers.add_parser(
+        "gate", help="CI gate: fail on the hard rules and on rates outside the baseline",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=f"hard rules (all on by default; no baseline needed):\n{rules}\n\n"
+               "a baseline records how it was made (offline or online, judge, version, model); gating a run "
+               "evaluated\nanother way is an error that names the difference. Exit status: 0 pass, 1 fail, 2 error.")
     g.add_argument("run_id", metavar="RUN_ID")
     g.add_argument("--report", metavar="FILE")
     g.add_argument("--baseline", metavar="FILE", help="band file written by 'citetrace baseline'")
+    g.add_argument("--hard-rules", metavar="RULE,...", default=None,
+                   help=f"the hard rules to apply (default: all of {','.join(HARD_RULES)}; '' for none)")
+    g.add_argument("--allow-uncited", action="store_true",
+                   help="do not fail on cited URLs that no search returned (the uncited_url rule)")
     g.add_argument("--json", action="store_true")
     _eval_options(g)
     g.set_defaults(func=_cmd_gate)
@@ -175,7 +185,7 @@ def _cmd_gate(args: argparse.Namespace) -> int:
     report = _read(args.report, "report") if args.report else None
     ev = _evaluate(args, _store(args), _judge(args), args.run_id, report)
     try:
-        result = gate(ev, baseline)
+        result = gate(ev, baseline, parse_rules(args.hard_rules, allow_uncited=args.allow_uncited))
     except ValueError as exc:
         raise CommandError(str(exc)) from exc
     _publish(args, [ev], result.failures)
@@ -186,7 +196,7 @@ def _cmd_gate(args: argparse.Namespace) -> int:
         for _, message in result.failures:
             print(f"FAIL {message}")
         print(f"gate {'passed' if result.passed else 'failed'} for run {ev.run_id}"
-              f"{'' if baseline else ' (no baseline: unfetched-citation rule only)'}")
+              f"{'' if baseline else ' (no baseline: hard rules only)'}")
     return 0 if result.passed else 1
 
 

@@ -103,6 +103,10 @@ class RunEvaluation:
     pairs: list[PairResult]
     rates: dict[str, Rate]
     claim_labels: dict[int, str]
+    judge_model: str | None = None
+    """The LLM judge's model (None for the checker and NLI), recorded in baselines."""
+    run_summary: dict[str, Any] | None = None
+    """The run's own summary as the store holds it (None when none was stored)."""
 
     @property
     def unfetched_urls(self) -> list[str]:
@@ -208,7 +212,8 @@ def evaluate_report(
     citation_labels = [aggregate_claims([r.label or UNFETCHED for r in rs]) for rs in by_citation.values()]
     dead = sum(1 for rs in by_citation.values() if rs[0].dead_or_unfetched)
     rates = compute_rates(needing, list(claim_labels.values()), citation_labels, dead)
-    return RunEvaluation(run_id, agent, judge.name, judge.version, offline, report, results, rates, claim_labels)
+    return RunEvaluation(run_id, agent, judge.name, judge.version, offline, report, results, rates, claim_labels,
+                         judge_model=getattr(judge, "model", None))
 
 
 _Judged = tuple[Verdict, "Verdict | None", list[Passage]]
@@ -266,6 +271,8 @@ def evaluate_run(
     text = report if report is not None else run.answer
     if text is None:
         raise EvalError(f"run {run.run_id} has no recorded answer; pass the report with --report FILE")
-    return evaluate_report(store, run.run_id, text, agent=run.agent, judge=judge, offline=offline,
-                           resolver=resolver, now=run.started_at, stale_days=stale_days, progress=progress,
-                           workers=workers)
+    ev = evaluate_report(store, run.run_id, text, agent=run.agent, judge=judge, offline=offline,
+                         resolver=resolver, now=run.started_at, stale_days=stale_days, progress=progress,
+                         workers=workers)
+    ev.run_summary = run.summary
+    return ev

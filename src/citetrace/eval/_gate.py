@@ -1,4 +1,12 @@
-"""The CI gate: a hard rule on unfetched citations, and a band learned from repeated runs of the same agent.
+"""The CI gate: hard rules that need no baseline, and a band learned from repeated runs of the same agent.
+
+Hard rules (``HARD_RULES``; all on by default, ``--hard-rules`` picks a subset, ``--allow-uncited`` drops
+``uncited_url``): a cited URL the run never fetched; a cited URL no search returned, as the run's own
+summary reported it (``uncited_url``; computed from the pairs when no summary was stored); a report whose
+claims need citations but that carries none.
+
+A baseline records how it was made (offline or online, the judge, its version and model); gating a run
+evaluated differently is an error that names both, because such rates are not comparable.
 
 An agent is not deterministic (search results, model sampling), so a fixed threshold on support rate either
 flaps or hides regressions. ``citetrace baseline`` runs the unchanged agent N times; each rate's band is
@@ -15,10 +23,32 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from citetrace import names
+from citetrace._redact import redact_url
 from citetrace.eval._evaluate import RunEvaluation
 from citetrace.eval._rates import RATE_NAMES
 
-__all__ = ["build_baseline", "load_baseline", "gate", "GateResult", "DIRECTIONS"]
+__all__ = ["build_baseline", "load_baseline", "gate", "GateResult", "DIRECTIONS", "HARD_RULES", "parse_rules"]
+
+HARD_RULES = {
+    names.GATE_UNFETCHED: "a cited URL the run never fetched (or an unresolved marker)",
+    names.GATE_UNCITED_URL: "the run's summary failed on uncited_url: a cited URL no search returned "
+                            "(--allow-uncited skips it)",
+    names.GATE_NO_CITATIONS: "the report has claims that need citations but carries no citation",
+}
+"""Every hard rule with what it checks (shown by ``citetrace gate --help``)."""
+
+
+def parse_rules(spec: str | None, *, allow_uncited: bool = False) -> tuple[str, ...]:
+    """The hard rules to apply from a comma-separated list (None: all); ValueError names an unknown rule."""
+    rules = list(HARD_RULES) if spec is None else [r.strip() for r in spec.split(",") if r.strip()]
+    unknown = [r for r in rules if r not in HARD_RULES]
+    if unknown:
+        raise ValueError(f"unknown gate rule {unknown[0]!r}; expected some of {', '.join(HARD_RULES)}")
+    return tuple(r for r in rules if not (allow_uncited and r == names.GATE_UNCITED_URL))
+
+
+def _made_with(ev: RunEvaluation) -> dict[str, Any]:
+    return {"offline": ev.offline, "judge": ev.judge, "judge_version": ev.judge_version, "judge_model": ev.judge_model}
 
 DIRECTIONS = {
     "citation_coverage": "higher_is_better",
@@ -28,7 +58,7 @@ DIRECTIONS = {
     "dead_or_unfetched_rate": "lower_is_better",
     "judge_error_rate": "lower_is_better",
 }
-BASELINE_VERSION = 1
+BASELINE_VERSION = 2
 
 
 def build_baseline(evals: Sequence[RunEvaluation], *, k: float = 3.0, tolerance: float = 0.02) -> dict[str, Any]:
@@ -46,8 +76,12 @@ def build_baseline(evals: Sequence[RunEvaluation], *, k: float = 3.0, tolerance:
         high = min(1.0, max(mean + k * sd + tolerance, max(values)))
         metrics[name] = {"values": values, "mean": mean, "sd": sd, "min": min(values), "max": max(values),
                          "low": low, "high": high, "direction": DIRECTIONS[name]}
+    made = [_made_with(ev) for ev in evals]
+    if any(m != made[0] for m in made):
+        raise ValueError("the runs of a baseline must be evaluated the same way (offline, judge, version, model); "
+                         f"got {made[0]} and {next(m for m in made if m != made[0])}")
     return {"version": BASELINE_VERSION, "created_at": time.time(), "k": k, "tolerance": tolerance,
-            "judge": evals[0].judge, "runs": [ev.run_id for ev in evals], "metrics": metrics}
+            "judge": evals[0].judge, "made_with": made[0], "runs": [ev.run_id for ev in evals], "metrics": metrics}
 
 
 def load_baseline(path: str) -> dict[str, Any]:
@@ -59,7 +93,11 @@ def load_baseline(path: str) -> dict[str, Any]:
         raise ValueError(f"cannot read baseline {path!r}: {exc.strerror}") from exc
     except ValueError as exc:
         raise ValueError(f"baseline {path!r} is not JSON: {exc}") from exc
-    if not isinstance(data, dict) or data.get("version") != BASELINE_VERSION or not isinstance(data.get("metrics"), dict):
+    if isinstance(data, dict) and data.get("version") == 1:
+        raise ValueError(f"baseline {path!r} (version 1) does not record how it was made (offline or online, "
+                         "judge, version); rebuild it with 'citetrace baseline'")
+    if not isinstance(data, dict) or data.get("version") != BASELINE_VERSION or not isinstance(data.get("metrics"), dict) \
+            or not isinstance(data.get("made_with"), dict):
         raise ValueError(f"baseline {path!r} is not a citetrace baseline (version {BASELINE_VERSION})")
     for name, band in data["metrics"].items():
         if name not in DIRECTIONS or not all(isinstance(band.get(k), (int, float)) for k in ("low", "high")):
@@ -78,16 +116,51 @@ class GateResult:
         return not self.failures
 
 
-def gate(ev: RunEvaluation, baseline: dict[str, Any] | None = None) -> GateResult:
-    """Fail on any cited URL the run never fetched (naming it), then on any rate outside its band."""
+def _uncited_urls(ev: RunEvaluation) -> list[str]:
+    """The run summary's uncited URLs (redacted, like every URL the gate prints) when it failed on
+    uncited_url; without a summary, from the pairs."""
+    summary = ev.run_summary
+    if summary is not None:
+        if names.REASON_UNCITED_URL not in (summary.get("failure_reasons") or ()):
+            return []
+        return [redact_url(str(u)) for u in summary.get("uncited_urls") or ()] or ["(the summary lists no URL)"]
+    out: list[str] = []
+    for p in ev.pairs:
+        if p.returned_by_search is False and p.pair.url and redact_url(p.pair.url) not in out:
+            out.append(redact_url(p.pair.url))
+    return out
+
+
+def gate(ev: RunEvaluation, baseline: dict[str, Any] | None = None,
+         rules: Sequence[str] | None = None) -> GateResult:
+    """Apply the hard ``rules`` (default: all of ``HARD_RULES``), then, with a baseline, every rate's band.
+
+    A baseline made another way (offline or online, another judge, version or model) is a ValueError that
+    names both ways."""
     result = GateResult()
-    for url in ev.unfetched_urls:
-        result.failures.append((names.GATE_UNFETCHED, f"cited but never fetched in run {ev.run_id}: {url}"))
+    active = tuple(HARD_RULES) if rules is None else tuple(rules)
+    if names.GATE_UNFETCHED in active:
+        for url in ev.unfetched_urls:
+            result.failures.append((names.GATE_UNFETCHED, f"cited but never fetched in run {ev.run_id}: {url}"))
+    if names.GATE_UNCITED_URL in active:
+        named = set(ev.unfetched_urls) if names.GATE_UNFETCHED in active else set()
+        for url in (u for u in _uncited_urls(ev) if u not in named):  # one failure per URL
+            result.failures.append((names.GATE_UNCITED_URL, f"cited but returned by no search in run {ev.run_id} "
+                                    f"(uncited_url; --allow-uncited to accept): {url}"))
+    if names.GATE_NO_CITATIONS in active:
+        coverage = ev.rates["citation_coverage"]
+        if coverage.denominator and coverage.numerator == 0:
+            result.failures.append((names.GATE_NO_CITATIONS, f"the report of run {ev.run_id} has "
+                                    f"{coverage.denominator} claims that need citations and carries none"))
     if baseline is None:
         return result
-    if baseline.get("judge") and baseline["judge"] != ev.judge:
-        raise ValueError(f"baseline was measured with the {baseline['judge']} judge, this run with {ev.judge}; "
-                         "rates from different judges are not comparable")
+    made = baseline.get("made_with") or {"judge": baseline.get("judge")}
+    mine = _made_with(ev)
+    differs = [k for k in ("offline", "judge", "judge_version", "judge_model") if k in made and made[k] != mine[k]]
+    if differs:
+        raise ValueError("baseline mismatch: it was made with " + ", ".join(f"{k}={made[k]}" for k in differs)
+                         + "; this run was evaluated with " + ", ".join(f"{k}={mine[k]}" for k in differs)
+                         + "; rates measured differently are not comparable (rebuild the baseline or match them)")
     for name, band in baseline["metrics"].items():
         value = ev.rates[name].value
         if value is None:
