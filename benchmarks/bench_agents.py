@@ -15,7 +15,9 @@ Configurations (interleaved round by round; the table gives the median of the ro
   submit in a run, unpatched   ``ThreadPoolExecutor.submit(f).result()`` inside a run
   submit in a run, patched     the same with the executor carry on
 
-Capture only: an SDK ``TracerProvider`` + ``BatchSpanProcessor`` + an exporter that drops spans, and a memory
+Each configuration starts with an empty export queue (``force_flush`` between them, untimed), and the
+order is shuffled every round, so the exporter's worker thread never bills one configuration for another's
+spans. Capture only: an SDK ``TracerProvider`` + ``BatchSpanProcessor`` + an exporter that drops spans, and a memory
 store (the summary processor is measured in bench_summary.py). GC stays on.
 
 Run:  .venv/bin/python benchmarks/bench_agents.py [--calls 2000] [--rounds 7] [--quick]
@@ -24,6 +26,7 @@ Run:  .venv/bin/python benchmarks/bench_agents.py [--calls 2000] [--rounds 7] [-
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
 import sys
 import time
@@ -137,25 +140,38 @@ def bench(calls: int, rounds: int) -> dict[str, float]:
 
     samples: dict[str, list[float]] = {}
 
-    def measure(name: str, fn: Callable[[], Any], n: int = calls) -> None:
-        samples.setdefault(name, []).append(_per_call(fn, n))
-
-    for _ in range(rounds):
-        measure("bare call", lambda: plain.run("q"), calls * 10)
-        measure("hand-written root span", handwritten)
-        measure("research_run by hand", by_hand)
-        measure("boundary, sync", lambda: wrapped.run("q"))
-        measure("research_run by hand, generator (5)", by_hand_stream)
-        measure("boundary, generator (5)", lambda: list(wrapped.stream("q")))
+    def outer_nested() -> float:
         with research_run("outer", agent="bench"):
-            measure("nested call inside a run (x10)", nested, max(1, calls // 10))
-        measure("LangGraph invoke, unpatched", lambda: graph.invoke(question), max(1, calls // 10))
-        measure("submit in a run, unpatched", submit)
-        instrumentor.instrument(tools="")
-        measure("LangGraph invoke, patched", lambda: graph.invoke(question), max(1, calls // 10))
-        measure("submit in a run, patched", submit)
-        instrumentor.uninstrument()
+            return _per_call(nested, max(1, calls // 10))
+
+    plain_configs: list[tuple[str, Callable[[], Any], int]] = [
+        ("bare call", lambda: plain.run("q"), calls * 10),
+        ("hand-written root span", handwritten, calls),
+        ("research_run by hand", by_hand, calls),
+        ("boundary, sync", lambda: wrapped.run("q"), calls),
+        ("research_run by hand, generator (5)", by_hand_stream, calls),
+        ("boundary, generator (5)", lambda: list(wrapped.stream("q")), calls),
+        ("LangGraph invoke, unpatched", lambda: graph.invoke(question), max(1, calls // 10)),
+        ("submit in a run, unpatched", submit, calls),
+    ]
+    patched_configs: list[tuple[str, Callable[[], Any], int]] = [
+        ("LangGraph invoke, patched", lambda: graph.invoke(question), max(1, calls // 10)),
+        ("submit in a run, patched", submit, calls),
+    ]
+    rng = random.Random(7)
+    for _ in range(rounds):
+        rng.shuffle(plain_configs)  # no configuration always runs first or last in a round
+        for name, fn, n in plain_configs:
+            samples.setdefault(name, []).append(_per_call(fn, n))
+            provider.force_flush()  # each configuration starts with an empty export queue
+        samples.setdefault("nested call inside a run (x10)", []).append(outer_nested())
         provider.force_flush()
+        instrumentor.instrument(tools="")
+        rng.shuffle(patched_configs)
+        for name, fn, n in patched_configs:
+            samples.setdefault(name, []).append(_per_call(fn, n))
+            provider.force_flush()
+        instrumentor.uninstrument()
     pool.shutdown()
     provider.shutdown()
     return {name: statistics.median(values) for name, values in samples.items()}
@@ -171,9 +187,11 @@ def main(argv: list[str] | None = None) -> int:
     t = bench(calls, rounds)
     print(f"machine: {_harness.machine()}")
     unit, by_hand = t["hand-written root span"], t["research_run by hand"]
-    rows = []
-    for name, value in t.items():
-        rows.append((name, value * 1e6, value / unit, value / by_hand))
+    order = ["bare call", "hand-written root span", "research_run by hand", "boundary, sync",
+             "research_run by hand, generator (5)", "boundary, generator (5)", "nested call inside a run (x10)",
+             "LangGraph invoke, unpatched", "LangGraph invoke, patched", "submit in a run, unpatched",
+             "submit in a run, patched"]
+    rows = [(name, t[name] * 1e6, t[name] / unit, t[name] / by_hand) for name in order]
     print(_harness.format_table(["agent invocation", "µs/call", "x hand-written root", "x research_run by hand"],
                                 rows))
     graph = t["LangGraph invoke, patched"] / t["LangGraph invoke, unpatched"]

@@ -28,7 +28,7 @@ from citetrace.capture._failure import record_failure
 from citetrace.capture._hooks import run_end_hooks
 from citetrace.store import RunRecord, ToolCallRecord, content_hash
 
-__all__ = ["Run", "research_run", "start_run", "attach_run", "detach_run", "finish_run"]
+__all__ = ["Run", "research_run", "start_run", "run_context", "attach_run", "detach_run", "finish_run"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -243,16 +243,26 @@ def start_run(question: str | None, agent: str) -> Run:
     return run
 
 
-def attach_run(run: Run) -> tuple[Any, Any]:
+def run_context(run: Run) -> Any:
+    """The OpenTelemetry context that makes ``run`` current (its span, and the run under ``RUN_CONTEXT_KEY``)
+    on top of the current one; None for a run without a span (disabled)."""
+    if run.span is trace.INVALID_SPAN:
+        return None
+    return otel_context.set_value(RUN_CONTEXT_KEY, run, trace.set_span_in_context(run.span))
+
+
+def attach_run(run: Run, ctx: Any = None) -> tuple[Any, Any]:
     """Make ``run`` current in this context (its span and the run itself); returns the tokens for
-    ``detach_run``."""
+    ``detach_run``. ``ctx``: a ``run_context(run)`` computed before, for callers that attach the same run
+    many times (a generator's items)."""
     ctx_token = None
-    if run.span is not trace.INVALID_SPAN:
-        try:
-            ctx = otel_context.set_value(RUN_CONTEXT_KEY, run, trace.set_span_in_context(run.span))
+    try:
+        if ctx is None:
+            ctx = run_context(run)
+        if ctx is not None:
             ctx_token = otel_context.attach(ctx)
-        except Exception as exc:  # noqa: BLE001
-            _state.count_error("capture", exc)
+    except Exception as exc:  # noqa: BLE001
+        _state.count_error("capture", exc)
     return ctx_token, CURRENT_RUN.set(run)
 
 

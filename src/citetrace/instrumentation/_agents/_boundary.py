@@ -58,7 +58,7 @@ from typing import Any, AsyncGenerator, Callable, Coroutine, Generator, Literal
 
 from citetrace.capture import _state
 from citetrace.capture._context import CURRENT_RUN
-from citetrace.capture._run import Run, attach_run, detach_run, finish_run, start_run
+from citetrace.capture._run import Run, attach_run, detach_run, finish_run, run_context, start_run
 from citetrace.instrumentation._table_types import Switch, Wrap
 
 __all__ = ["Boundary", "Getter", "agent_row", "boundary_wrapper", "in_agent", "text_of"]
@@ -138,12 +138,13 @@ def _kept_run(instance: Any, pop: bool) -> Run | None:
 class _Scope:
     """One top-level invocation: which run it uses, whether it owns it, and how it ends."""
 
-    __slots__ = ("boundary", "instance", "run", "owned", "keep")
+    __slots__ = ("boundary", "instance", "run", "owned", "keep", "ctx")
 
     def __init__(self, boundary: Boundary, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         self.boundary = boundary
         self.instance = instance
         self.keep = False
+        self.ctx: Any = None
         user_run = CURRENT_RUN.get()
         if user_run is not None:
             self.run, self.owned = user_run, False
@@ -160,7 +161,9 @@ class _Scope:
     def enter(self) -> tuple[Any, Any, Any]:
         in_token = _IN_AGENT.set(True)
         if self.owned:
-            return (in_token, *attach_run(self.run))
+            if self.ctx is None:  # computed once: a generator's run is attached again for every item
+                self.ctx = run_context(self.run)
+            return (in_token, *attach_run(self.run, self.ctx))
         return in_token, None, None
 
     def exit(self, tokens: tuple[Any, Any, Any]) -> None:
