@@ -34,5 +34,7 @@ SUPPORTED: Final[dict[str, str]] = {
     "llama-index-workflows": ">=2.0,<3",
     "openai": ">=2.0,<4",
     "anthropic": ">=0.60,<3",
+    "crewai": ">=1.0,<2",
+    "crewai-tools": ">=1.0,<2",
 }
 """Distribution name -> supported version range (PEP 440 specifier)."""

@@ -6,6 +6,7 @@ One scripted research session per framework runs against it, with outcomes fixed
 
 - ``POST /search``: a query with ``nothing`` finds no results; ``throttle`` gets HTTP 429 (tavily-python
   raises ``UsageLimitExceededError``); any other query returns the two ``GOOD`` pages;
+- ``POST /serper/search``: the same outcomes in Serper's shape (CrewAI's ``SerperDevTool``);
 - ``POST /extract``: each URL under ``/page/`` is read (``raw_content``), any other one fails
   (``failed_results``);
 - ``GET /page/<name>``: an HTML page; ``GET /slow/<name>``: 429; anything else: 404.
@@ -31,18 +32,20 @@ INVENTED = "https://invented.example/never-searched"
 
 
 class ResearchWeb:
-    """A threaded HTTP server on a free port that stops when closed; ``requests`` lists (method, path)."""
+    """A threaded HTTP server on a free port that stops when closed; ``requests`` lists (method, path, status)
+    of every answered request."""
 
     def __init__(self) -> None:
-        self.requests: list[tuple[str, str]] = []
+        self.requests: list[tuple[str, str, int]] = []
         web = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 - http.server's naming
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
-                web.requests.append(("POST", self.path))
-                if self.path.endswith("/search"):
+                if self.path.startswith("/serper/"):
+                    self._send(*web.serper(str(body.get("q", ""))))
+                elif self.path.endswith("/search"):
                     self._send(*web.search(str(body.get("query", ""))))
                 elif self.path.endswith("/extract"):
                     urls = body.get("urls")
@@ -51,7 +54,6 @@ class ResearchWeb:
                     self._send(404, {"detail": "no such endpoint"})
 
             def do_GET(self) -> None:  # noqa: N802
-                web.requests.append(("GET", self.path))
                 if self.path.startswith("/page/"):
                     self._send(200, PAGE_HTML, "text/html; charset=utf-8")
                 elif self.path.startswith("/slow/"):
@@ -60,6 +62,7 @@ class ResearchWeb:
                     self._send(404, "not found", "text/plain")
 
             def _send(self, status: int, payload: Any, ctype: str = "application/json") -> None:
+                web.requests.append((self.command, self.path, status))
                 data = (payload if isinstance(payload, str) else json.dumps(payload)).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", ctype)
@@ -86,6 +89,15 @@ class ResearchWeb:
             return 200, {"query": query, "results": []}
         results = [{"url": u, "title": u.rsplit("/", 1)[-1], "content": "snippet", "score": 0.9} for u in self.good]
         return 200, {"query": query, "results": results}
+
+    def serper(self, query: str) -> tuple[int, Any]:
+        """The same answers in Serper's shape (``POST /serper/search``, ``{"organic": [{"link", ...}]}``)."""
+        status, found = self.search(query)
+        if status != 200:
+            return status, {"message": "Too many requests"}
+        organic = [{"title": r["title"], "link": r["url"], "snippet": r["content"], "position": i + 1}
+                   for i, r in enumerate(found["results"])]
+        return 200, {"searchParameters": {"q": query}, "organic": organic}
 
     def extract(self, urls: list[Any]) -> tuple[int, Any]:
         """The Tavily extract answer: pages under /page/ are read, the others fail."""
@@ -122,7 +134,8 @@ EXPECTED = {
 SCRIPTS = Path(__file__).parent / "scripts"
 
 
-def run_agent(tmp_path: Path, script: str, *argv: str, extra_env: dict[str, str] | None = None) -> str:
+def run_agent(tmp_path: Path, script: str, *argv: str, extra_env: dict[str, str] | None = None,
+              python: str = sys.executable) -> str:
     """Run ``scripts/<script>`` (an agent that imports nothing of citetrace) with CITETRACE_AUTO_INSTRUMENT=true
     and a fresh sqlite store; return its stdout (fails with its stderr when it exits non-zero)."""
     (tmp_path / "agent.py").write_text((SCRIPTS / script).read_text())
@@ -131,7 +144,7 @@ def run_agent(tmp_path: Path, script: str, *argv: str, extra_env: dict[str, str]
                OTEL_TRACES_EXPORTER="none", OTEL_METRICS_EXPORTER="none", OTEL_LOGS_EXPORTER="none",
                CITETRACE_METRICS="off")
     env.update(extra_env or {})
-    proc = subprocess.run([sys.executable, "agent.py", *argv], cwd=tmp_path, env=env, capture_output=True,
+    proc = subprocess.run([python, "agent.py", *argv], cwd=tmp_path, env=env, capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from citetrace.instrumentation._agents import (
+    _crewai,
     _gpt_researcher,
     _langgraph,
     _llamaindex,
@@ -20,4 +21,5 @@ ROWS = (
     *_llamaindex.ROWS,
     *_pydantic_ai.ROWS,
     *_gpt_researcher.ROWS,
+    *_crewai.ROWS,
 )

@@ -1,0 +1,77 @@
+"""CrewAI end to end: ``Crew.kickoff``/``akickoff``/``kickoff_async`` become one run each, with a scripted
+``BaseLLM`` and crewai-tools' own ``SerperDevTool`` and ``ScrapeWebsiteTool`` over a fake network.
+
+CrewAI cannot be installed next to the other frameworks (docs/frameworks.md), so the agent runs in the
+CrewAI venv that ``scripts/setup`` builds (``.venv-crewai``; ``CREWAI_PYTHON`` points elsewhere). A missing
+venv fails the test: it is a missing set-up step, not a reason to skip.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from ._research import EXPECTED, ResearchWeb, figures, run_agent, runs
+
+SCRIPT = "crewai_agent.py"
+PYTHON = os.environ.get("CREWAI_PYTHON") or str(Path(__file__).parents[3] / ".venv-crewai" / "bin" / "python")
+ENV = {"SERPER_API_KEY": "k", "CREWAI_TOOLS_ALLOW_UNSAFE_PATHS": "true",  # the pages are on 127.0.0.1
+       "CREWAI_DISABLE_TELEMETRY": "true", "CREWAI_DISABLE_TRACKING": "true"}  # no network for CrewAI's own
+
+
+@pytest.fixture(scope="module")
+def web() -> Iterator[ResearchWeb]:
+    """The fake Serper API and pages, shared by this module's crews."""
+    assert Path(PYTHON).exists(), f"no CrewAI venv at {PYTHON}: run scripts/setup"
+    srv = ResearchWeb()
+    try:
+        yield srv
+    finally:
+        srv.close()
+
+
+def _served(web: ResearchWeb) -> dict[str, int]:
+    """What the crew really did, from the server's own log: CrewAI retries a failing tool call, and each
+    attempt is a real request, so the searches and rate limits are counted where they were answered."""
+    searches = [status for method, path, status in web.requests if path.startswith("/serper/")]
+    reads = [status for method, path, status in web.requests if method == "GET"]
+    return {"searches": len(searches), "rate_limited": searches.count(429) + reads.count(429),
+            "reads": len(reads), "failed_reads": sum(s != 200 for s in reads)}
+
+
+def _one_run(tmp_path: Path, web: ResearchWeb, mode: str) -> dict[str, Any]:
+    web.requests.clear()
+    out = run_agent(tmp_path, SCRIPT, web.base, mode, web.answer(), extra_env=ENV, python=PYTHON)
+    assert out.strip() == "True", out
+    found = runs(tmp_path)
+    assert len(found) == 1, [r["agent"] for r in found]
+    return found[0]
+
+
+@pytest.mark.parametrize("mode", ["kickoff", "akickoff", "kickoff_async"])
+def test_each_entry_point_is_one_summarized_run(tmp_path: Path, web: ResearchWeb, mode: str) -> None:
+    """``kickoff``, ``akickoff`` and ``kickoff_async`` each give exactly one run named after the crew, with
+    the topic as question, ``CrewOutput.raw`` as the answer, and the summary of what the tools really did."""
+    run = _one_run(tmp_path, web, mode)
+    assert (run["agent"], run["question"], run["answer"]) == ("research crew", "What is OpenTelemetry?",
+                                                              web.answer().strip())
+    served = _served(web)
+    assert served["searches"] > EXPECTED["searches"]  # the throttled search was retried: each try counts
+    assert figures(run) == {**EXPECTED, **served}
+    assert run["error_type"] is None and run["ended_at"] is not None
+
+
+def test_concurrent_crews_are_separate(tmp_path: Path, web: ResearchWeb) -> None:
+    """Two crews awaited together with ``asyncio.gather`` are two runs, each with its own calls."""
+    web.requests.clear()
+    out = run_agent(tmp_path, SCRIPT, web.base, "concurrent", web.answer(), extra_env=ENV, python=PYTHON)
+    assert out.strip() == "[True, True]"
+    found = runs(tmp_path)
+    assert sorted((r["agent"], r["question"]) for r in found) == [("c1", "Q1"), ("c2", "Q2")]
+    assert len({r["trace_id"] for r in found}) == 2
+    both = {k: sum(figures(r)[k] for r in found) for k in ("searches", "reads", "rate_limited", "failed_reads")}
+    assert both == _served(web)
+    assert all(figures(r)["citations"] == 3 and figures(r)["empty_searches"] == 1 for r in found)
