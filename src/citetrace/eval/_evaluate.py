@@ -22,7 +22,15 @@ from citetrace.eval._resolve import Resolver
 from citetrace.eval._types import UNFETCHED, Pair, Passage, Verdict
 from citetrace.store import AmbiguousRunId, Store
 
-__all__ = ["PairResult", "RunEvaluation", "evaluate_run", "evaluate_report", "EvalError"]
+__all__ = ["PairResult", "RunEvaluation", "evaluate_run", "evaluate_report", "EvalError", "OFFLINE_SUPPORT_NOTE"]
+
+OFFLINE_SUPPORT_NOTE = (
+    "offline SUPPORTED comes only from the extractive rule (the claim's own words, in order, and every value in "
+    "one page sentence); a paraphrase stays PARTIAL, so the offline support_rate is a lower bound. Its "
+    "false-support rate is measured by 'citetrace judge-eval --set shipped|hard' (docs/eval.md); configure an "
+    "LLM judge for a support_rate that reads paraphrase."
+)
+"""Said by every output of an evaluation with the deterministic checker (text and JSON)."""
 
 Progress = Callable[[int, int], None]
 
@@ -130,6 +138,7 @@ class RunEvaluation:
         return {
             "run_id": self.run_id, "agent": self.agent, "judge": self.judge, "judge_version": self.judge_version,
             "offline": self.offline,
+            "notes": {"support_rate": OFFLINE_SUPPORT_NOTE} if self.judge == "deterministic" else {},
             "rates": {name: r.as_dict() for name, r in self.rates.items()},
             "labels": self.label_counts(),
             "sentences": [{"index": s.index, "text": s.text, "start": s.start, "end": s.end, "block": s.block,

@@ -6,7 +6,7 @@ import sys
 from typing import Any, Sequence, TextIO
 
 from citetrace._urls import redact_url
-from citetrace.eval._evaluate import RunEvaluation
+from citetrace.eval._evaluate import OFFLINE_SUPPORT_NOTE, RunEvaluation
 from citetrace.eval._judge_eval import JudgeReport, wilson
 
 __all__ = ["ProgressBar", "format_evaluation", "format_judge_report", "table"]
@@ -65,7 +65,7 @@ def format_evaluation(ev: RunEvaluation) -> str:
     pairs = table(("#", "label", "flags", "cited", "claim"), rows)
     note = ""
     if ev.judge == "deterministic":
-        note = "\nnote: the deterministic checker never grants SUPPORTED; configure an LLM judge for support_rate."
+        note = f"\nnote: {OFFLINE_SUPPORT_NOTE}"
     return f"{head}\n\n{rates}\n\ncitations by label: {labels}\n\n{pairs}{note}\n"
 
 
