@@ -437,6 +437,8 @@ LEDGER_TOOL_CALLS: Final = "citetrace.ledger.tool_calls"
 """Vital sign: tool calls spent during the iteration."""
 LEDGER_NEW_EVIDENCE: Final = "citetrace.ledger.new_evidence"
 """Vital sign: evidence records added during the iteration."""
+LEDGER_FLIPS: Final = "citetrace.ledger.status_flips"
+"""Vital sign: claim verdicts that flipped between verified and contradicted during the iteration."""
 LEDGER_STOP_REASON: Final = "citetrace.ledger.stop_reason"
 """On the last iteration span (or the run's root span): why the controller stopped."""
 

@@ -86,7 +86,7 @@ class Stack:
 def _demo(tmp: Path, otlp_endpoint: str | None) -> tuple[subprocess.Popen[bytes], str | None, Path]:
     """The looping demo; with ``otlp_endpoint`` it sends spans there and serves no metrics itself."""
     log = tmp / "demo.log"
-    cmd = ["timeout", str(LIFETIME_S), str(CITETRACE), "demo", "--loop", "--interval", "0.5",
+    cmd = ["timeout", str(LIFETIME_S), str(CITETRACE), "demo", "--loop", "--with-ledger", "--interval", "0.5",
            "--store", f"sqlite:///{tmp / 'demo.db'}"]
     cmd += ["--no-metrics", "--otlp-endpoint", otlp_endpoint] if otlp_endpoint else ["--metrics-port", "0"]
     proc = subprocess.Popen(cmd, stdout=log.open("wb"), stderr=subprocess.STDOUT, cwd=tmp)

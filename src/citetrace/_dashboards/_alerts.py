@@ -108,6 +108,21 @@ _FETCHES = _tool_calls(kind=names.TOOL_KIND_FETCH)
 _FAILED_FETCHES = _tool_calls(kind=names.TOOL_KIND_FETCH, status="!" + names.STATUS_OK)
 _ALL_CALLS = sel(names.METRIC_TOOL_CALLS_TOTAL)
 _RATE_LIMITED = _tool_calls(status=names.STATUS_RATE_LIMITED)
+_LEDGER_ITERATIONS = sel(names.METRIC_LEDGER_ITERATIONS_TOTAL)
+_LEDGER_FLAT = sel(names.METRIC_LEDGER_FLAT_ITERATIONS_TOTAL)
+_LEDGER_CALLS = sel(names.METRIC_LEDGER_TOOL_CALLS_TOTAL)
+_LEDGER_EVIDENCE = sel(names.METRIC_LEDGER_NEW_EVIDENCE_TOTAL)
+_LEDGER_FLIPS = sel(names.METRIC_LEDGER_STATUS_FLIPS_TOTAL)
+
+
+def _evidence_per_call(window: str) -> str:
+    return ratio(_LEDGER_EVIDENCE, _LEDGER_CALLS, window, _AGENT)
+
+
+def _ledger_call_rate(window: str) -> str:
+    return rate_sum(_LEDGER_CALLS, window, _AGENT, func="rate")
+
+
 _SPIKE_WINDOW = "5m"
 _SPIKE_BASELINE = "1h"
 
@@ -220,6 +235,56 @@ ALERTS: tuple[Alert, ...] = (
             " fetch tool and which status."
         ),
         guards=(f"{rate_sum(_FETCHES, WINDOW, _AGENT)} >= 10",),
+    ),
+    Alert(
+        name="CitetraceLedgerNoProgress",
+        severity=SEVERITY_TICKET,
+        value=ratio(_LEDGER_FLAT, _LEDGER_ITERATIONS, WINDOW, _AGENT),
+        op=">",
+        threshold=0.5,
+        for_="10m",
+        summary="Revisions of agent {{ $labels.agent }} leave the unresolved-claim count flat",
+        description=(
+            "{{ $value | humanizePercentage }} of the revision iterations of agent {{ $labels.agent }} over the"
+            " last " + WINDOW + " ended with as many unresolved claims as they started with: the repairs do not"
+            " resolve anything. `citetrace ledger show RUN` shows the per-iteration series and the triggers."
+        ),
+        guards=(f"{rate_sum(_LEDGER_ITERATIONS, WINDOW, _AGENT)} >= 4",),
+    ),
+    Alert(
+        name="CitetraceLedgerToolCallsWithoutEvidence",
+        severity=SEVERITY_TICKET,
+        value=_evidence_per_call(WINDOW),
+        op="<",
+        threshold=0.2,
+        for_="10m",
+        summary="Agent {{ $labels.agent }} spends more tool calls for less new evidence",
+        description=(
+            "Revision iterations of agent {{ $labels.agent }} found {{ $value | printf \"%.2f\" }} new evidence"
+            " records per tool call over the last " + WINDOW + ", half its " + BASELINE + " level or less,"
+            " while its tool-call rate rose: searching harder and finding less. Look at the repairs it runs"
+            " (`citetrace ledger show RUN`) and at empty searches (Tool drill-down)."
+        ),
+        guards=(
+            f"{_evidence_per_call(WINDOW)} <= 0.5 * ({_evidence_per_call(BASELINE)})",
+            _rising(_ledger_call_rate, WINDOW, BASELINE, 1),
+            f"{rate_sum(_LEDGER_CALLS, WINDOW, _AGENT)} >= 10",
+        ),
+    ),
+    Alert(
+        name="CitetraceLedgerClaimFlapping",
+        severity=SEVERITY_TICKET,
+        value=rate_sum(_LEDGER_FLIPS, WINDOW, _AGENT),
+        op=">",
+        threshold=1.5,
+        for_="0m",
+        summary="Claim statuses of agent {{ $labels.agent }} flap between verified and contradicted",
+        description=(
+            "Claims of agent {{ $labels.agent }} flipped between verified and contradicted about"
+            " {{ $value | printf \"%.0f\" }} times over the last " + WINDOW + " (one flip is a correction; more"
+            " is flapping, and a claim that"
+            " flips twice becomes contested). Read the claims' history with `citetrace ledger show RUN`."
+        ),
     ),
     Alert(
         name="CitetraceSummarizerDown",

@@ -15,6 +15,7 @@ from grafana_foundation_sdk.models import dashboard as model
 from citetrace import names
 from citetrace._dashboards._alerts import ALERTS, Alert
 from citetrace._dashboards._drilldown import UID as DRILLDOWN_UID
+from citetrace._dashboards._ledger_row import ledger_row
 from citetrace._dashboards._panels import RATE, Q, new_dashboard, query_variable, row, stat_panel, timeseries_panel
 from citetrace._dashboards._promql import JOB_SERVE, per_run_mean, quantile, rate_sum, ratio, sel
 
@@ -220,6 +221,7 @@ def overview() -> dashboard.Dashboard:
         ("Tool calls", _tools_row()),
         ("Per run", _per_run_row()),
         ("Citations", _citations_row()),
+        ("Claim ledger (revision)", ledger_row()),
         ("Summarizer health", _health_row()),
     )
     for title, panels in sections:

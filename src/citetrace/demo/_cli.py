@@ -83,6 +83,9 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     p.add_argument("--json", action="store_true", help="print one JSON object per run instead of the tables")
     p.add_argument("--ledger", default=None, metavar="SCENARIOS",
                    help="ledger mode: run claim-ledger scenarios (sso, contested, blocked, budget, or all) instead")
+    p.add_argument("--with-ledger", action="store_true",
+                   help="after the questions of each round, run the four claim-ledger scenarios too (their metrics"
+                   " fill the dashboards' ledger row)")
     p.set_defaults(func=demo_command)
 
 
@@ -190,6 +193,11 @@ def demo_command(args: argparse.Namespace) -> int:
                 run_demo(questions, faults, store=store, servers=servers, timeout=args.timeout,
                          slow_seconds=2 * args.timeout, on_run=on_run, agent_name=args.agent,
                          flush=lambda: telemetry.force_flush(2_000))
+                if args.with_ledger:  # the claim-ledger scenarios too, so the ledger's dashboard row has data
+                    from citetrace.demo._ledger_demo import run_ledger_demo
+
+                    run_ledger_demo()
+                    telemetry.force_flush(2_000)
                 rounds += 1
                 if not args.loop or (args.rounds is not None and rounds >= args.rounds) or stop.wait(args.interval):
                     break

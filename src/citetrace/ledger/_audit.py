@@ -49,17 +49,20 @@ def _check_chain(entries: list[tuple[int, str, dict[str, Any]]], out: AuditResul
         prev = str(data["chain"])
 
 
-def _check_evidence(store: Store, run_id: str, data: dict[str, Any], docs: dict[str, list[Any]],
+def _check_evidence(store: Store, data: dict[str, Any], docs: dict[str, list[Any]], texts: dict[str, str | None],
                     out: AuditResult) -> bool:
-    eid, url = data["evidence"], data["url"]
-    try:
-        text = store.get_ref(data["store_ref"])
-    except ValueError:
-        text = None
+    eid, url, ref = data["evidence"], data["url"], data["store_ref"]
+    if ref not in texts:  # each stored page is read and normalised once however many spans it holds
+        try:
+            raw = store.get_ref(ref)
+        except ValueError:
+            raw = None
+        texts[ref] = normalise(raw) if raw is not None else None
+    text = texts[ref]
     if text is None:
-        out.breaks.append(f"evidence {eid} ({url}): the stored text {data['store_ref']} is gone")
+        out.breaks.append(f"evidence {eid} ({url}): the stored text {ref} is gone")
         return False
-    if normalise(data["span"]) not in normalise(text):
+    if normalise(data["span"]) not in text:
         out.breaks.append(f"evidence {eid} ({url}): the span is no longer verbatim in the stored text")
         return False
     fetches = [d for d in docs.get(data["content_hash"], []) if d.url == url]
@@ -108,6 +111,7 @@ def audit(store: Store, run_id: str, *, contested_after: int = DEFAULT_CONTESTED
     docs: dict[str, list[Any]] = {}
     for d in store.documents(run_id):
         docs.setdefault(d.sha256, []).append(d)
+    texts: dict[str, str | None] = {}
     good: set[str] = set()
     known: set[str] = set()
     claims: dict[str, list[dict[str, Any]]] = {}
@@ -117,7 +121,7 @@ def audit(store: Store, run_id: str, *, contested_after: int = DEFAULT_CONTESTED
         if kind == J_EVIDENCE:
             known.add(data["evidence"])
             out.evidence += 1
-            if _check_evidence(store, run_id, data, docs, out):
+            if _check_evidence(store, data, docs, texts, out):
                 good.add(data["evidence"])
         elif kind == J_CLAIM:
             claims[data["claim"]] = []

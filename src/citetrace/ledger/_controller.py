@@ -201,7 +201,8 @@ class RevisionController:
             from citetrace.capture import _state
 
             attrs: dict[str, Any] = {names.LEDGER_ITERATION: it.number, names.LEDGER_TRIGGER: it.trigger.kind,
-                     names.LEDGER_REPAIR: it.trigger.repair, names.RUN_ID: self.ledger.run_id}
+                     names.LEDGER_REPAIR: it.trigger.repair, names.RUN_ID: self.ledger.run_id,
+                     names.GEN_AI_AGENT_NAME: self._agent}
             if it.trigger.claim:
                 attrs[names.LEDGER_CLAIM_ID] = it.trigger.claim
             it.span = _state.get_tracer().start_span(f"{names.LEDGER_ITERATION_SPAN} {it.number}", attributes=attrs)
@@ -245,6 +246,7 @@ class RevisionController:
                     names.LEDGER_OPEN_QUESTIONS: signs["open_questions"], names.LEDGER_UNRESOLVED: unresolved,
                     names.LEDGER_UNRESOLVED_DELTA: signs["unresolved_delta"],
                     names.LEDGER_TOOL_CALLS: signs["tool_calls"], names.LEDGER_NEW_EVIDENCE: signs["new_evidence"],
+                    names.LEDGER_FLIPS: self._flips() - before["flips"],
                 })
                 if it.error:
                     span.set_attribute(names.ERROR_TYPE, it.error.split(":", 1)[0])

@@ -9,13 +9,11 @@ another URL) and older records of the same page whose span the new fetch no long
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
-
 from citetrace._urls import url_key
 from citetrace.ledger._model import Evidence, EvidenceError, normalise
 from citetrace.store import Document, Store
 
-__all__ = ["Fetch", "find_fetch", "same_url", "syndicated_origin", "superseded", "TextCache"]
+__all__ = ["EvidenceIndex", "Fetch", "find_fetch", "same_url", "syndicated_origin", "superseded", "TextCache"]
 
 
 class TextCache:
@@ -52,6 +50,11 @@ def find_fetch(store: Store, run_id: str, url: str, span: str, cache: TextCache)
     wanted = normalise(span)
     if not wanted:
         raise EvidenceError(url, "the span is empty")
+    latest = store.get(run_id, url)
+    if latest is not None:  # the common case, one indexed read: the latest fetch holds the span
+        text = cache.get(latest.sha256, latest.text)
+        if wanted in text:
+            return Fetch(latest, text)
     docs = [d for d in store.documents(run_id) if same_url(d.url, url)]
     if not docs:
         raise EvidenceError(url, f"run {run_id} never fetched this URL")
@@ -62,25 +65,47 @@ def find_fetch(store: Store, run_id: str, url: str, span: str, cache: TextCache)
     raise EvidenceError(url, f"the span is not verbatim in the stored text of any of its {len(docs)} fetch(es)")
 
 
-def syndicated_origin(existing: Iterable[Evidence], url: str, span: str, content_hash: str) -> str | None:
+def syndicated_origin(index: "EvidenceIndex", url: str, span: str, content_hash: str) -> str | None:
     """The evidence id this would copy under another URL: same page text, or the same span, elsewhere."""
     canon = url_key(url)
-    wanted = normalise(span)
-    for ev in existing:
-        if url_key(ev.url) == canon:
-            continue
-        if ev.content_hash == content_hash or normalise(ev.span) == wanted:
-            return ev.origin
+    candidates: list[IndexEntry] = [*index.by_hash.get(content_hash, ()), *index.by_span.get(normalise(span), ())]
+    for entry in candidates:
+        if entry.canon != canon:
+            return entry.origin
     return None
 
 
-def superseded(existing: Iterable[Evidence], url: str, fetch: Fetch) -> list[Evidence]:
+def superseded(index: "EvidenceIndex", evidence: dict[str, Evidence], url: str, fetch: Fetch) -> list[Evidence]:
     """Live records of the same page from another fetch whose span the new fetch no longer contains."""
-    canon = url_key(url)
     out = []
-    for ev in existing:
-        if ev.stale or url_key(ev.url) != canon or ev.content_hash == fetch.document.sha256:
+    for entry in index.by_canon.get(url_key(url), ()):
+        ev = evidence[entry.id]
+        if ev.stale or ev.content_hash == fetch.document.sha256:
             continue
         if ev.retrieved_at <= fetch.document.fetched_at and normalise(ev.span) not in fetch.normalised_text:
             out.append(ev)
     return out
+
+
+@dataclass(frozen=True)
+class IndexEntry:
+    """What the syndication and staleness checks need of a record, found without scanning the ledger."""
+
+    id: str
+    origin: str
+    canon: str
+
+
+class EvidenceIndex:
+    """Evidence by content hash, by normalised span and by canonical URL (kept as records are entered)."""
+
+    def __init__(self) -> None:
+        self.by_hash: dict[str, list[IndexEntry]] = {}
+        self.by_span: dict[str, list[IndexEntry]] = {}
+        self.by_canon: dict[str, list[IndexEntry]] = {}
+
+    def add(self, ev: Evidence) -> None:
+        entry = IndexEntry(ev.id, ev.origin, url_key(ev.url))
+        self.by_hash.setdefault(ev.content_hash, []).append(entry)
+        self.by_span.setdefault(normalise(ev.span), []).append(entry)
+        self.by_canon.setdefault(entry.canon, []).append(entry)

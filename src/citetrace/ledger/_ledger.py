@@ -177,9 +177,10 @@ class Ledger:
                                             "at": self.clock()})], [])
                 raise
             doc = fetch.document
-            existing = list(self._state.evidence.values())
-            for ev in existing:
-                if ev.content_hash == doc.sha256 and ev.url == doc.url and ev.span == span:
+            index = self._state.index
+            for entry in index.by_hash.get(doc.sha256, ()):
+                ev = self._state.evidence[entry.id]
+                if ev.url == doc.url and ev.span == span:
                     return ev.id
             eid = f"e{len(self._state.evidence) + 1}"
             record = {
@@ -187,10 +188,10 @@ class Ledger:
                 "source_class": source_class, "store_ref": doc.ref, "content_hash": doc.sha256,
                 "question": question, "published_at": published_at, "fetch_call": self._fetch_call(doc.url),
                 "trace_id": self.trace_id,
-                "syndicated_of": _entry.syndicated_origin(existing, url, span, doc.sha256),
+                "syndicated_of": _entry.syndicated_origin(index, url, span, doc.sha256),
             }
             entries: list[tuple[str, dict[str, Any]]] = [(J_EVIDENCE, record)]
-            for old in _entry.superseded(existing, url, fetch):
+            for old in _entry.superseded(index, self._state.evidence, url, fetch):
                 entries.append((J_STALE, {"evidence": old.id, "reason": "page_changed", "superseded_by": eid,
                                           "at": self.clock()}))
             self._commit(entries, [])

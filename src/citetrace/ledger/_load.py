@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from citetrace.ledger._entry import EvidenceIndex
 from citetrace.ledger._model import (
     J_DECISION, J_EVIDENCE, J_ITERATION, J_REJECTED, J_STALE, J_STOP, T_CLAIMS, T_QUESTIONS, Evidence,
 )
@@ -35,12 +36,14 @@ class LedgerState:
     iterations: list[dict[str, Any]] = field(default_factory=list)
     stops: list[dict[str, Any]] = field(default_factory=list)
     last_chain: str = ""
+    index: EvidenceIndex = field(default_factory=EvidenceIndex)
 
     def apply(self, kind: str, data: dict[str, Any]) -> None:
         """Fold one journal entry into the view."""
         if kind == J_EVIDENCE:
             ev = evidence_from_entry(data)
             self.evidence[ev.id] = ev
+            self.index.add(ev)
         elif kind == J_STALE:
             old = self.evidence.get(data["evidence"])
             if old is not None and not old.stale:

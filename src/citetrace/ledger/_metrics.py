@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from typing import Any
+from typing import Any, Mapping
 
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
@@ -82,4 +82,23 @@ class LedgerMetrics:
         self.unresolved.labels(label).set(signs["unresolved"])
 
     def observe_stop(self, agent: str, reason: str) -> None:
-        self.stops.labels(self.agent(agent), reason).inc()
+        if reason in names.STOP_REASONS:
+            self.stops.labels(self.agent(agent), reason).inc()
+
+    def observe_span(self, attributes: Mapping[str, Any]) -> None:
+        """Record from a span (``citetrace serve``): an iteration span's vital signs, a root span's stop reason.
+
+        The same attributes the controller writes, so fleet mode (spans to a summarizer) and embedded mode
+        (the controller records itself) expose the same series.
+        """
+        agent = str(attributes.get(names.GEN_AI_AGENT_NAME) or names.AGENT_UNKNOWN)
+        trigger = attributes.get(names.LEDGER_TRIGGER)
+        if trigger in names.TRIGGERS and attributes.get(names.LEDGER_UNRESOLVED) is not None:
+            signs = {"trigger": trigger, "unresolved": int(attributes[names.LEDGER_UNRESOLVED]),
+                     "unresolved_delta": int(attributes.get(names.LEDGER_UNRESOLVED_DELTA, 0)),
+                     "tool_calls": max(0, int(attributes.get(names.LEDGER_TOOL_CALLS, 0))),
+                     "new_evidence": max(0, int(attributes.get(names.LEDGER_NEW_EVIDENCE, 0)))}
+            self.observe_iteration(agent, signs, max(0, int(attributes.get(names.LEDGER_FLIPS, 0))))
+        reason = attributes.get(names.LEDGER_STOP_REASON)
+        if isinstance(reason, str) and attributes.get(names.GEN_AI_OPERATION_NAME) == names.OP_INVOKE_AGENT:
+            self.observe_stop(agent, reason)

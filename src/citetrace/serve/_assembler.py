@@ -98,6 +98,23 @@ def _urls_and_bytes(attrs: Any, is_root: bool) -> tuple[int, int]:
     return count, charge
 
 
+class _RecentIds:
+    """The last ``limit`` span ids seen (a retried request must not count an iteration twice)."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._ids: OrderedDict[int, None] = OrderedDict()
+
+    def first(self, span_id: int) -> bool:
+        """True the first time an id is seen (within the window)."""
+        if span_id in self._ids:
+            return False
+        self._ids[span_id] = None
+        if len(self._ids) > self._limit:
+            self._ids.popitem(last=False)
+        return True
+
+
 class Assembler:
     """Groups spans by trace and finalises runs; thread-safe. ``clock`` is monotonic seconds.
 
@@ -133,6 +150,7 @@ class Assembler:
         self._ttl = max(0.001, ttl_seconds)
         self._clock = clock
         self._lock = threading.Lock()
+        self._ledger_seen = _RecentIds(10_000)
         self._traces: OrderedDict[int, _Trace] = OrderedDict()
         self._due: deque[tuple[float, int]] = deque()
         self._done: OrderedDict[int, None] = OrderedDict()
@@ -162,6 +180,7 @@ class Assembler:
         late = 0
         problem = ""
         tools: list[WireSpan] = []
+        ledger_spans: list[dict[str, Any]] = []
         evicted: list[tuple[int, _Trace, str]] = []
         ready: list[tuple[int, _Trace]] = []
         now = self._clock()
@@ -173,6 +192,8 @@ class Assembler:
                 is_tool = attrs.get(names.TOOL_KIND) in _KINDS
                 is_root = not is_tool and attrs.get(names.GEN_AI_OPERATION_NAME) == names.OP_INVOKE_AGENT
                 if not (is_tool or is_root):
+                    if names.LEDGER_TRIGGER in attrs and self._ledger_seen.first(span.span_id):
+                        ledger_spans.append(attrs)  # a revision iteration: its vital signs are metrics
                     continue  # not a citetrace span: nothing in the summary reads it
                 tid = span.trace_id
                 if tid in self._done:
@@ -211,10 +232,25 @@ class Assembler:
                 self._held += charge
                 if not is_root:
                     tools.append(span)
+                elif names.LEDGER_STOP_REASON in attrs:
+                    ledger_spans.append(attrs)
                 while self._held > self._max_held and self._traces:
                     evicted.append(self._pop_oldest(names.EVICT_MEMORY))
+        if ledger_spans:
+            self._observe_ledger(ledger_spans)
         return Added(sum(drops.values()) + errors, late, self._after_add(tools, drops, errors, evicted, ready),
                      problem=problem)
+
+    def _observe_ledger(self, spans: list[dict[str, Any]]) -> None:
+        """Outside the lock: the claim ledger's metrics from iteration and root spans (same registry)."""
+        from citetrace.ledger._metrics import LedgerMetrics
+
+        try:
+            metrics = LedgerMetrics.for_registry(self._metrics.registry)
+            for attrs in spans:
+                metrics.observe_span(attrs)
+        except Exception:  # noqa: BLE001 - a malformed attribute costs a processing error, never the request
+            self._metrics.span_errors.inc()
 
     def _over_cap(self, state: _Trace | None, is_root: bool, urls: int) -> str | None:
         """The drop reason if taking this span would pass a per-trace cap (caller holds the lock)."""

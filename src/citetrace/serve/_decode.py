@@ -19,7 +19,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
 from citetrace import names
-from citetrace.serve._schema import ARRAY_KEYS, value_problem
+from citetrace.serve._schema import NOT_STRING_KEYS, value_problem
 
 __all__ = ["BodyError", "Decoded", "WireSpan", "decode_body", "decompress", "PROTOBUF", "JSON"]
 
@@ -120,7 +120,7 @@ def _any(value: AnyValue) -> Any:
 def _attributes(kvs: Any, keys: frozenset[str] | None) -> tuple[dict[str, Any], str | None]:
     """The attributes (only ``keys`` when given) and the first schema problem, if any.
 
-    Strings, nearly every value, only need a set lookup (is an array expected?); anything else is checked against the schema here, so
+    Strings, nearly every value, only need a set lookup (is an array or integer expected?); anything else is checked against the schema here, so
     the check costs nothing on well-formed traffic.
     """
     out: dict[str, Any] = {}
@@ -132,7 +132,7 @@ def _attributes(kvs: Any, keys: frozenset[str] | None) -> tuple[dict[str, Any], 
         value = kv.value
         if value.WhichOneof("value") == "string_value":
             out[key] = value.string_value
-            if problem is None and key in ARRAY_KEYS:
+            if problem is None and key in NOT_STRING_KEYS:
                 problem = value_problem(key, out[key])
             continue
         decoded = out[key] = _any(value)

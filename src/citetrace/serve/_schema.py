@@ -13,12 +13,17 @@ from typing import Any, Final, Mapping
 
 from citetrace import names
 
-__all__ = ["ARRAY_KEYS", "ATTRIBUTE_TYPES", "SUMMARY_INPUTS", "STRING", "STRINGS", "attribute_problem", "value_problem"]
+__all__ = [
+    "ARRAY_KEYS", "ATTRIBUTE_TYPES", "INT", "NOT_STRING_KEYS", "SUMMARY_INPUTS", "STRING", "STRINGS", "attribute_problem",
+    "value_problem",
+]
 
 STRING: Final = "string"
 """A ``stringValue``."""
 STRINGS: Final = "array of strings"
 """An ``arrayValue`` whose every element is a ``stringValue`` (empty allowed)."""
+INT: Final = "integer"
+"""An ``intValue`` (the claim ledger's vital signs on its iteration spans)."""
 
 ATTRIBUTE_TYPES: Final[Mapping[str, str]] = {
     names.GEN_AI_OPERATION_NAME: STRING,
@@ -33,11 +38,20 @@ ATTRIBUTE_TYPES: Final[Mapping[str, str]] = {
     names.URL_FULL: STRING,
     names.CITATIONS: STRINGS,
     names.ERROR_TYPE: STRING,
+    names.LEDGER_TRIGGER: STRING,
+    names.LEDGER_STOP_REASON: STRING,
+    names.LEDGER_UNRESOLVED: INT,
+    names.LEDGER_UNRESOLVED_DELTA: INT,
+    names.LEDGER_TOOL_CALLS: INT,
+    names.LEDGER_NEW_EVIDENCE: INT,
+    names.LEDGER_FLIPS: INT,
 }
 """Every span attribute the summary, its metrics and the assembler read, with the type capture writes."""
 
 ARRAY_KEYS: Final[frozenset[str]] = frozenset(k for k, kind in ATTRIBUTE_TYPES.items() if kind == STRINGS)
 """The keys whose value must be an array (a lone string there is refused too)."""
+NOT_STRING_KEYS: Final[frozenset[str]] = frozenset(k for k, kind in ATTRIBUTE_TYPES.items() if kind != STRING)
+"""The keys where a lone string is the wrong type (arrays, integers): the decoder checks a string only there."""
 
 SUMMARY_INPUTS: Final[frozenset[str]] = frozenset(ATTRIBUTE_TYPES)
 """The keys the receiver decodes (decoding the others is most of the cost and nothing reads them).
@@ -47,6 +61,8 @@ SUMMARY_INPUTS: Final[frozenset[str]] = frozenset(ATTRIBUTE_TYPES)
 def _matches(value: Any, kind: str) -> bool:
     if kind == STRING:
         return isinstance(value, str)
+    if kind == INT:
+        return isinstance(value, int) and not isinstance(value, bool)
     return isinstance(value, tuple) and all(isinstance(item, str) for item in value)
 
 
