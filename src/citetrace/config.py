@@ -107,12 +107,6 @@ def _parse_port(raw: str) -> int:
     return value
 
 
-def _store_uri(raw: str) -> str:
-    from citetrace.store._uri import parse_store_uri
-
-    return parse_store_uri(raw).uri
-
-
 def _parse_nonnegative_float(raw: str) -> float:
     value = float(raw.strip())
     if value < 0:
@@ -129,7 +123,7 @@ def _nonempty(raw: str) -> str:
 # field -> (env var(s), parser). The first variable that is set wins.
 _ENV: dict[str, tuple[tuple[str, ...], Callable[[str], Any]]] = {
     "capture_content": ((names.ENV_CAPTURE_CONTENT, names.ENV_GENAI_CAPTURE_CONTENT), _parse_bool),
-    "store_uri": ((names.ENV_STORE,), _store_uri),
+    "store_uri": ((names.ENV_STORE,), _nonempty),  # its form is checked where it is used (agent_store, CLI)
     "store_lock_wait_ms": ((names.ENV_STORE_LOCK_WAIT_MS,), _parse_positive_int),
     "store_queue_max": ((names.ENV_STORE_QUEUE_MAX,), _parse_positive_int),
     "store_exit_wait_seconds": ((names.ENV_STORE_EXIT_WAIT_SECONDS,), _parse_nonnegative_float),

@@ -252,3 +252,22 @@ def test_writes_keep_their_order_and_errors_are_not_queued() -> None:
         store.put_calls([object()])  # type: ignore[list-item]
     assert store.stats().lost == dict.fromkeys(names.STORE_LOST_REASONS, 0)
     store.close()
+
+
+def test_without_a_spool_what_is_left_at_exit_is_counted_lost() -> None:
+    """A store without a spool (memory, or a spool that cannot be written) counts what is still queued after the
+    exit wait as lost at exit, and a write after exit that meets the lock is lost and counted too."""
+
+    class Locked(MemoryStore):
+        def put_document(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            raise StoreBusy("locked")
+
+    store = BufferedStore(Locked(), exit_wait_s=0.05, retry_s=0.01)
+    for i in range(3):
+        assert store.put_document("r", f"https://e.org/{i}", "text", status="ok").startswith("citetrace-store:r/")
+    t0 = time.monotonic()
+    assert store.close_at_exit() == 3
+    assert time.monotonic() - t0 < 1.0
+    with pytest.raises(StoreBusy, match="closed at exit"):
+        store.put_document("r", "https://e.org/late", "text", status="ok")
+    assert store.stats().lost == {names.STORE_LOST_QUEUE_FULL: 0, names.STORE_LOST_ERROR: 0, names.STORE_LOST_EXIT: 4}

@@ -8,6 +8,7 @@ background queue for a locked store (``BufferedStore``). ``default_store()`` is 
 
 from __future__ import annotations
 
+import logging
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
@@ -54,6 +55,8 @@ __all__ = [
 
 _lock = threading.Lock()
 _default: Store | None = None
+_log = logging.getLogger("citetrace")
+_warned: set[str] = set()
 
 
 def open_store(uri: str | None = None, *, lock_wait_s: float = 30.0) -> Store:
@@ -111,13 +114,28 @@ def agent_store(store: Store | str | None = None, settings: "Settings | None" = 
         return store
     spool: Path | None = None
     if store is None or isinstance(store, str):
-        parsed = parse_store_uri(store if store is not None else settings.store_uri)
+        parsed = parse_store_uri(store) if store is not None else _configured_uri(settings.store_uri)
         spool = spool_dir_for(parsed.path) if parsed.path is not None else None
         store = LazyStore(parsed.uri, lock_wait_s=settings.store_lock_wait_ms / 1000.0)
     elif isinstance(store, SQLiteStore) and not store.read_only:
         spool = spool_dir_for(store.path)
     return BufferedStore(store, max_pending=settings.store_queue_max,
                          exit_wait_s=settings.store_exit_wait_seconds, spool_dir=spool)
+
+
+def _configured_uri(uri: str) -> StoreURI:
+    """The configured store, or the default after one warning naming ``CITETRACE_STORE`` and the problem: a bad
+    variable must neither stop an agent nor lose its runs silently."""
+    from citetrace import names
+
+    try:
+        return parse_store_uri(uri)
+    except ValueError as exc:
+        if uri not in _warned:
+            _warned.add(uri)
+            _log.warning("citetrace: ignoring %s=%r (%s); using the default %s", names.ENV_STORE, uri, exc,
+                         names.STORE_DEFAULT_URI)
+        return parse_store_uri(names.STORE_DEFAULT_URI)
 
 
 def default_store() -> Store:
