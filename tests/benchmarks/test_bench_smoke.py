@@ -181,3 +181,13 @@ def test_agents_quick_prints_every_configuration() -> None:
     for line in ("x research_run by hand; generator:", "nested call (joins the run):", "LangGraph one-node invoke:",
                  "ThreadPoolExecutor.submit inside a run:"):
         assert line in out, line
+
+
+def test_store_lock_quick_prints_its_table() -> None:
+    """bench_store_lock --quick prints the lock-wait, loss-window and exit rows, with every summary stored."""
+    out = _run("bench_store_lock.py", "--quick")
+    (table,) = _tables(out)
+    rows = {row[0]: row[1] for row in table[1:]}
+    assert len(rows) == 8
+    assert any(k.startswith("store locked by another process") for k in rows)
+    assert [v for k, v in rows.items() if k.startswith("summaries in the store")] == ["200 of 200", "200 of 200"]
