@@ -42,6 +42,22 @@ def test_each_entry_point_is_one_summarized_run(tmp_path: Path, web: ResearchWeb
     assert run["error_type"] is None and run["ended_at"] is not None
 
 
+def test_undrained_stream_still_ends_its_run(tmp_path: Path, web: ResearchWeb) -> None:
+    """A ``run_streamed`` whose events nobody reads still ends its run when the agent loop finishes, with
+    ``final_output`` as the answer."""
+    run = _one_run(tmp_path, web, "streamed_undrained")
+    assert run["answer"] == web.answer() and run["ended_at"] is not None
+    assert figures(run) == EXPECTED
+
+
+def test_stream_failure_marks_the_run(tmp_path: Path, web: ResearchWeb) -> None:
+    """``MaxTurnsExceeded``, which the SDK stores for ``stream_events()`` to raise, fails the run: its type is
+    recorded, there is no answer, and the two searches made before it are in the summary."""
+    run = _one_run(tmp_path, web, "streamed_max_turns")
+    assert (run["error_type"], run["answer"]) == ("MaxTurnsExceeded", None)
+    assert (run["summary"]["searches"], run["summary"]["reads"]) == (2, 0)
+
+
 def test_agent_as_tool_joins_the_outer_run(tmp_path: Path, web: ResearchWeb) -> None:
     """A sub-agent called through ``as_tool`` runs inside the editor's run: one run, the editor's name and
     question, every tool call of the sub-agent in its summary."""

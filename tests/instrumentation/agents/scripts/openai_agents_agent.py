@@ -3,7 +3,7 @@ import asyncio
 import json
 import sys
 
-from agents import Agent, Runner, function_tool
+from agents import Agent, MaxTurnsExceeded, Runner, function_tool
 from agents.testing import ScriptedModel, assistant_message, function_call
 from tavily import TavilyClient
 
@@ -44,6 +44,17 @@ async def main() -> None:
         async for event in result.stream_events():
             kinds.add(event.type)
         print(result.final_output == answer, sorted(kinds))
+    elif mode == "streamed_undrained":
+        result = Runner.run_streamed(researcher(), "What is OpenTelemetry?")
+        await result.run_loop_task  # nobody reads the events
+        print(result.final_output == answer)
+    elif mode == "streamed_max_turns":
+        result = Runner.run_streamed(researcher(), "What is OpenTelemetry?", max_turns=2)
+        try:
+            async for _event in result.stream_events():
+                pass
+        except MaxTurnsExceeded:
+            print(True)
     elif mode == "nested":
         tool = researcher().as_tool("research", "Research a question")
         steps = [[function_call("research", {"input": "What is OpenTelemetry?"}, call_id="outer-1")],
