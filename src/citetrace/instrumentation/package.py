@@ -36,5 +36,7 @@ SUPPORTED: Final[dict[str, str]] = {
     "anthropic": ">=0.60,<3",
     "crewai": ">=1.0,<2",
     "crewai-tools": ">=1.0,<2",
+    "google-genai": ">=1.0,<4",
+    "perplexityai": ">=0.10,<1",
 }
 """Distribution name -> supported version range (PEP 440 specifier)."""

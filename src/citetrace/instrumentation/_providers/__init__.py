@@ -6,8 +6,8 @@ One module per provider SDK, each a ``ROWS`` tuple for the wrap table; the recor
 
 from __future__ import annotations
 
-from citetrace.instrumentation._providers import _anthropic, _openai
+from citetrace.instrumentation._providers import _anthropic, _google, _openai, _perplexity
 
 __all__ = ["ROWS"]
 
-ROWS = (*_openai.ROWS, *_anthropic.ROWS)
+ROWS = (*_openai.ROWS, *_anthropic.ROWS, *_google.ROWS, *_perplexity.ROWS)

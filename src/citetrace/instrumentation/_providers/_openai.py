@@ -24,6 +24,7 @@ from citetrace import names
 from citetrace.instrumentation._providers._record import (
     FETCH, SEARCH, Folder, Reading, ServerCall, field, response_wrapper,
 )
+from citetrace.instrumentation._providers._perplexity import carries_search, read_perplexity
 from citetrace.instrumentation._table_types import Wrap
 
 __all__ = ["ROWS", "read_response", "read_chat_completion"]
@@ -85,7 +86,10 @@ def read_response(response: Any, kwargs: dict[str, Any]) -> Reading:
 
 
 def read_chat_completion(completion: Any, kwargs: dict[str, Any]) -> Reading:
-    """A search-model chat completion: one search with unreported sources, and the ``url_citation``s."""
+    """A search-model chat completion: one search with unreported sources, and the ``url_citation``s
+    (a Perplexity completion through this client is read as Perplexity's)."""
+    if carries_search(completion):
+        return read_perplexity(completion, kwargs)
     cited = [u for choice in field(completion, "choices") or ()
              for u in _url_citations(field(field(choice, "message"), "annotations"), nested=True)]
     searched = kwargs.get("web_search_options") is not None or bool(cited)

@@ -258,3 +258,55 @@ def response_wrapper(read: Callable[[Any, dict[str, Any]], Reading | None],
 def texts(parts: Iterable[Any]) -> str:
     """The text of content parts that carry one."""
     return "".join(t for t in (field(p, "text") for p in parts) if isinstance(t, str))
+
+
+def chunks_wrapper(read: Callable[[Any, dict[str, Any]], Reading | None], pick: Callable[[Any], bool], *,
+                   is_async: bool) -> Callable[[Switch], Any]:
+    """A ``Wrap`` factory for calls returning an iterator of whole responses (Gemini's
+    ``generate_content_stream``): every chunk is handed on; the last one ``pick`` accepts is read at the end."""
+
+    def factory(switch: Switch) -> Any:
+        def active() -> bool:
+            return switch.active and _state.state.enabled
+
+        if is_async:
+
+            async def awrapper(wrapped: Any, instance: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
+                chunks = await wrapped(*args, **kwargs)
+                if not active():
+                    return chunks
+
+                async def relay() -> Any:
+                    last = None
+                    try:
+                        async for chunk in chunks:
+                            last = chunk if pick(chunk) else last
+                            yield chunk
+                    finally:
+                        if last is not None:
+                            _read_safely(read, last, kwargs)
+
+                return relay()
+
+            return awrapper
+
+        def wrapper(wrapped: Any, instance: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
+            chunks = wrapped(*args, **kwargs)
+            if not active():
+                return chunks
+
+            def relay() -> Any:
+                last = None
+                try:
+                    for chunk in chunks:
+                        last = chunk if pick(chunk) else last
+                        yield chunk
+                finally:
+                    if last is not None:
+                        _read_safely(read, last, kwargs)
+
+            return relay()
+
+        return wrapper
+
+    return factory
