@@ -7,6 +7,7 @@ One scripted research session per framework runs against it, with outcomes fixed
 - ``POST /search``: a query with ``nothing`` finds no results; ``throttle`` gets HTTP 429 (tavily-python
   raises ``UsageLimitExceededError``); any other query returns the two ``GOOD`` pages;
 - ``POST /serper/search``: the same outcomes in Serper's shape (CrewAI's ``SerperDevTool``);
+- ``POST /v1/responses``: an OpenAI Responses API reply whose model used its hosted web search;
 - ``POST /extract``: each URL under ``/page/`` is read (``raw_content``), any other one fails
   (``failed_results``);
 - ``GET /page/<name>``: an HTML page; ``GET /slow/<name>``: 429; anything else: 404.
@@ -43,7 +44,9 @@ class ResearchWeb:
             def do_POST(self) -> None:  # noqa: N802 - http.server's naming
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
-                if self.path.startswith("/serper/"):
+                if self.path == "/v1/responses":
+                    self._send(200, web.responses_api(body))
+                elif self.path.startswith("/serper/"):
                     self._send(*web.serper(str(body.get("q", ""))))
                 elif self.path.endswith("/search"):
                     self._send(*web.search(str(body.get("query", ""))))
@@ -98,6 +101,23 @@ class ResearchWeb:
         organic = [{"title": r["title"], "link": r["url"], "snippet": r["content"], "position": i + 1}
                    for i, r in enumerate(found["results"])]
         return 200, {"searchParameters": {"q": query}, "organic": organic}
+
+    def responses_api(self, request: dict[str, Any]) -> dict[str, Any]:
+        """An OpenAI Responses API answer in which the model used its hosted ``web_search`` tool: one search
+        (``action.sources`` = the two pages) and one ``open_page`` of the first, then ``answer()`` as text."""
+        text = self.answer()
+        output = [
+            {"type": "web_search_call", "id": "ws_1", "status": "completed",
+             "action": {"type": "search", "query": "what is opentelemetry",
+                        "sources": [{"type": "url", "url": u} for u in self.good]}},
+            {"type": "web_search_call", "id": "ws_2", "status": "completed",
+             "action": {"type": "open_page", "url": self.good[0]}},
+            {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+             "content": [{"type": "output_text", "text": text, "annotations": []}]},
+        ]
+        return {"id": "resp_1", "object": "response", "created_at": 1700000000, "status": "completed",
+                "model": str(request.get("model", "gpt-5")), "output": output, "parallel_tool_calls": True,
+                "tool_choice": "auto", "tools": [{"type": "web_search"}]}
 
     def extract(self, urls: list[Any]) -> tuple[int, Any]:
         """The Tavily extract answer: pages under /page/ are read, the others fail."""

@@ -58,6 +58,17 @@ def test_stream_failure_marks_the_run(tmp_path: Path, web: ResearchWeb) -> None:
     assert (run["summary"]["searches"], run["summary"]["reads"]) == (2, 0)
 
 
+def test_hosted_web_search_lands_in_the_run(tmp_path: Path, web: ResearchWeb) -> None:
+    """The SDK's hosted ``WebSearchTool`` over the real ``OpenAIResponsesModel`` (a Responses API server on
+    127.0.0.1): its server-side search and page open are the run's search and read, read from the response
+    by citetrace's provider rows; the one URL no search returned is the uncited one (sources the model
+    consulted count as read, so only it is also unfetched)."""
+    run = _one_run(tmp_path, web, "hosted")
+    assert (run["agent"], run["answer"]) == ("researcher", web.answer())
+    assert figures(run) == {**EXPECTED, "searches": 1, "reads": 1, "empty_searches": 0, "failed_reads": 0,
+                            "rate_limited": 0, "cited_not_fetched": 1}
+
+
 def test_agent_as_tool_joins_the_outer_run(tmp_path: Path, web: ResearchWeb) -> None:
     """A sub-agent called through ``as_tool`` runs inside the editor's run: one run, the editor's name and
     question, every tool call of the sub-agent in its summary."""

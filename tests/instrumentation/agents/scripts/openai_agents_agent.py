@@ -3,8 +3,9 @@ import asyncio
 import json
 import sys
 
-from agents import Agent, MaxTurnsExceeded, Runner, function_tool
+from agents import Agent, MaxTurnsExceeded, ModelSettings, OpenAIResponsesModel, Runner, WebSearchTool, function_tool
 from agents.testing import ScriptedModel, assistant_message, function_call
+from openai import AsyncOpenAI
 from tavily import TavilyClient
 
 base, mode, answer = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -68,6 +69,12 @@ async def main() -> None:
         with research_run("my question", agent="mine") as run:
             result = await Runner.run(researcher(), "What is OpenTelemetry?")
         print(result.final_output == answer, run.answer == answer)
+    elif mode == "hosted":
+        model = OpenAIResponsesModel(model="gpt-5", openai_client=AsyncOpenAI(api_key="k", base_url=base + "/v1"))
+        agent = Agent(name="researcher", instructions="research", tools=[WebSearchTool()], model=model,
+                      model_settings=ModelSettings(response_include=["web_search_call.action.sources"]))
+        result = await Runner.run(agent, "What is OpenTelemetry?")
+        print(result.final_output == answer)
     elif mode == "concurrent":
         results = await asyncio.gather(Runner.run(researcher("r1"), "Q1"), Runner.run(researcher("r2"), "Q2"))
         print([r.final_output == answer for r in results])
