@@ -79,3 +79,19 @@ def test_cli_ledger_mode_then_show_audit_report(tmp_path: Path, capsys: pytest.C
     assert capsys.readouterr().out.startswith(f"audit of run {run.run_id}: ok;")
     assert main(["ledger", "report", run.run_id, "--store", str(db)]) == 0
     assert capsys.readouterr().out == run.answer  # the report recorded as the run's answer is the rendered one
+
+
+def test_eval_of_the_rendered_report_maps_each_claim_to_its_evidence() -> None:
+    """citetrace eval on the SSO run's rendered answer pairs the claim with its evidence page, found in the store."""
+    from citetrace.eval import evaluate_run
+    from citetrace.ledger import Ledger
+
+    with capture_spans() as cap:
+        (result,) = run_ledger_demo("sso")
+    evaluation = evaluate_run(cap.store, result.run_id)
+    ledger = Ledger.open(result.run_id, store=cap.store)
+    evidence_urls = {ledger.evidence(e).url for e in ledger.claim("c1").supports if not ledger.evidence(e).stale}
+    cited = [p for p in evaluation.pairs if p.has_citation]
+    assert cited and {p.pair.url for p in cited} == evidence_urls
+    assert all(p.in_run_store for p in cited)
+    assert all(p.pair.claim.startswith("Acme Cloud supports SSO") for p in cited)

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
 from prometheus_client import CollectorRegistry
 
 from citetrace import names, research_run, traced_tool
 from citetrace.ledger import Budgets, Ledger, LedgerError, RevisionController, next_trigger
+from citetrace.store import MemoryStore, RunRecord
 from citetrace.testing import Captured, capture_spans
 
-from .conftest import ANALYSIS, NEWS, VENDOR
+from .conftest import ANALYSIS, NEWS, RUN, VENDOR, VENDOR_V1
 
 SUPPORT = "SSO is available on the Business and Enterprise tiers."
 
@@ -192,3 +193,31 @@ def test_vital_signs_survive_restart_and_bad_budgets_are_refused(ledger: Ledger)
     iter(ctl)
     with pytest.raises(LedgerError, match="runs once"):
         iter(ctl)
+
+
+class FailingStore(MemoryStore):
+    """A memory store whose ledger writes start failing after a given number of calls."""
+
+    def __init__(self, ok_writes: int) -> None:
+        super().__init__()
+        self.ok_writes = ok_writes
+
+    def ledger_write(self, run_id: str, *, entries: Any = (), rows: Any = ()) -> list[int]:
+        if self.ok_writes <= 0:
+            raise OSError("disk full")
+        self.ok_writes -= 1
+        return super().ledger_write(run_id, entries=entries, rows=rows)
+
+
+def test_a_store_that_fails_mid_revision_stops_with_hard_error() -> None:
+    """The iteration's journal write fails: the controller stops with hard_error naming the failure."""
+    store = FailingStore(ok_writes=3)
+    store.put_run(RunRecord(RUN, "0" * 32, "t", None, 1.0))
+    store.put_document(RUN, VENDOR, VENDOR_V1, status="ok", fetched_at=1.0)
+    ledger = Ledger(RUN, store=store)
+    e = ledger.add_evidence(VENDOR, SUPPORT, query="q", source_class="vendor_docs")
+    c = ledger.add_claim("Acme supports SSO.")
+    ledger.link(c, supports=[e])
+    ctl = RevisionController(ledger, Budgets(iterations=5))
+    assert len(list(ctl)) == 1
+    assert (ctl.stop_reason, ctl.stop_detail) == ("hard_error", "OSError: disk full")

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from citetrace import names
@@ -229,3 +234,41 @@ def test_add_claims_uses_the_shared_atomic_splitter(ledger: Ledger) -> None:
     ids = ledger.add_claims("The vendor supports SSO on Business and Enterprise tiers, and it costs $12 per seat.")
     assert [ledger.claim(c).text for c in ids] == [
         "The vendor supports SSO on Business and Enterprise tiers", "it costs $12 per seat."]
+
+
+_CHILD = """
+import sys
+from citetrace.ledger import Ledger
+from citetrace.store import SQLiteStore
+store = SQLiteStore(sys.argv[1])
+led = Ledger.open(sys.argv[2], store=store)
+cid = led.claims()[0].id
+led.reverify(cid, "adjudicate")
+led.verify(cid, "verified")
+print(led.claim(cid).status, led.claim(cid).pass_no, len(led.evidence_records()))
+"""
+
+
+def test_restart_in_a_new_process_continues_the_same_ledger(tmp_path: Path) -> None:
+    """A second process re-opens the SQLite ledger, moves the claim on, and the first sees it after re-opening."""
+    from citetrace.store import RunRecord, SQLiteStore
+
+    from .conftest import ANALYSIS_TEXT, VENDOR_V1
+
+    db = tmp_path / "s.db"
+    store = SQLiteStore(db)
+    store.put_run(RunRecord(RUN, "0" * 32, "t", None, 1.0))
+    store.put_document(RUN, VENDOR, VENDOR_V1, status="ok", fetched_at=1.0)
+    store.put_document(RUN, ANALYSIS, ANALYSIS_TEXT, status="ok", fetched_at=2.0)
+    led = Ledger(RUN, store=store)
+    sup, con = _evidence(led)
+    cid = led.add_claim("Acme supports SSO.")
+    led.link(cid, supports=[sup])
+    led.verify(cid, "contradicted", evidence=[con])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    out = subprocess.run([sys.executable, "-c", _CHILD, str(db), RUN], capture_output=True, text=True, env=env,
+                         timeout=60, check=True).stdout
+    assert out.split() == ["verified", "2", "2"]
+    again = Ledger.open(RUN, store=store)
+    assert [h.to_status for h in again.claim(cid).history] == ["contradicted", "insufficient", "verified"]
+    assert again.audit().ok

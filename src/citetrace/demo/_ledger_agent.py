@@ -11,10 +11,8 @@ import calendar
 import re
 from typing import Sequence
 
-import requests
-
 from citetrace import names, traced_tool
-from citetrace.demo._agent import PageText, html_to_text
+from citetrace.demo._agent import DemoAgent
 from citetrace.demo._ledger_pages import CLAIMS, LEDGER_PAGES
 from citetrace.ledger import ADJUDICATE, EntailmentDecision, JudgeEntailment, Ledger, Trigger, assess, claim_trigger
 
@@ -45,38 +43,29 @@ class DemoEntailment:
         return EntailmentDecision(names.ENTAIL_INSUFFICIENT, self.name, "high", "the span does not bear on it")
 
 
-class LedgerAgent:
-    """Searches, reads, enters evidence and repairs claims over the ``LedgerSite``."""
+class LedgerAgent(DemoAgent):
+    """Searches, reads, enters evidence and repairs claims over the ``LedgerSite`` (the demo agent's reader)."""
 
     def __init__(self, base_url: str, *, timeout: float = 5.0) -> None:
-        self.base_url = base_url
-        self.timeout = timeout
-        self.session = requests.Session()
+        super().__init__(f"{base_url}/search", base_url, timeout=timeout, agent_name="demo-ledger")
         self.entailment = DemoEntailment()
         self.second = JudgeEntailment()  # eval's number/date checker as the second check of numeric claims
         self.read_urls: list[str] = []
 
     @traced_tool(kind="search", name="web_search")
-    def search(self, query: str, *, source_class: str | None = None, exclude: Sequence[str] = ()) -> list[dict[str, str]]:
+    def find(self, query: str, *, source_class: str | None = None, exclude: Sequence[str] = ()) -> list[dict[str, str]]:
         """Search the demo site, optionally within or outside source classes."""
         params = {"q": query, "class": source_class or "", "exclude": ",".join(exclude)}
-        response = self.session.get(f"{self.base_url}/search", params=params, timeout=self.timeout)
+        response = self.session.get(self.search_url, params=params, timeout=self.timeout)
         response.raise_for_status()
         results: list[dict[str, str]] = response.json()["results"]
         return results
-
-    @traced_tool(kind="fetch", name="read_page")
-    def read(self, url: str) -> PageText:
-        """Fetch a page and return its readable text."""
-        response = self.session.get(url, timeout=self.timeout)
-        response.raise_for_status()
-        self.read_urls.append(url)
-        return PageText(url, html_to_text(response.text), response.status_code)
 
     # -- evidence -------------------------------------------------------------------------------------
     def enter(self, ledger: Ledger, cid: str, url: str, source_class: str, query: str) -> list[str]:
         """Read ``url`` and enter every span that bears on the claim, linked to the side it takes."""
         page = self.read(url)
+        self.read_urls.append(url)
         claim = ledger.claim(cid)
         m = _PUBLISHED.search(page.text)
         published = float(calendar.timegm((int(m[1]), int(m[2]), int(m[3]), 0, 0, 0))) if m else None
@@ -103,7 +92,7 @@ class LedgerAgent:
         query = QUERIES[next(k for k, t in CLAIMS.items() if t == claim.text)] + suffix
         if claim.question is not None:
             ledger.record_query(claim.question, query)
-        for hit in self.search(query, source_class=source_class, exclude=exclude):
+        for hit in self.find(query, source_class=source_class, exclude=exclude):
             if fresh_only and hit["url"] in self.read_urls:
                 continue
             return self.enter(ledger, cid, hit["url"], hit["source_class"], query)
@@ -150,7 +139,7 @@ class LedgerAgent:
         elif trigger.kind == names.TRIGGER_OPEN_QUESTION and trigger.question:
             for query in blocked_queries:
                 ledger.record_query(trigger.question, query)
-                if self.search(query):
+                if self.find(query):
                     return
             ledger.set_question_status(trigger.question, names.Q_BLOCKED,
                                        reason=f"no usable result for {len(blocked_queries)} queries")

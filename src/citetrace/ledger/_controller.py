@@ -163,7 +163,8 @@ class RevisionController:
                     self._stop(names.STOP_HARD_ERROR, f"{type(exc).__qualname__}: {exc}")
                     return
                 if reason is not None or trigger is None:
-                    self._stop(reason or names.STOP_GOAL_SATISFIED)
+                    reason = reason or names.STOP_GOAL_SATISFIED
+                    self._stop(reason, (self._failed or "") if reason == names.STOP_HARD_ERROR else "")
                     return
                 it = Iteration(self, len(self.vital_signs) + 1, trigger)
                 self._begin(it)
