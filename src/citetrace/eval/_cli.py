@@ -89,6 +89,10 @@ def register(subparsers: Any) -> None:
     _judge_options(j)
     j.set_defaults(func=_cmd_judge_eval)
 
+    from citetrace.eval._review_cli import register as register_review
+
+    register_review(subparsers)
+
 
 def _store(args: argparse.Namespace) -> Store:
     return open_store_for_reading(args.store)
