@@ -4,7 +4,8 @@ Each case is one research run with a real ``requests`` call (transport scripted 
 that returns the case's URL, a fetch that reads it, a fetch that fails with ``requests``' own ``HTTPError``
 text (which quotes the URL), and an answer that cites it. The sinks are read back as a user would see them:
 span attributes and status, span events, the SQLite store (answer apart), ``citetrace eval``, ``citetrace
-gate`` (both on the recorded answer and on the raw report passed with ``--report``) and ``citetrace show``.
+gate`` (both on the recorded answer and on the raw report passed with ``--report``), ``citetrace show`` and
+the ``citetrace view`` run page.
 
 ``python -m tests.privacy.corpus`` prints the leaks per sink (the table in docs/privacy.md).
 """
@@ -32,7 +33,7 @@ from citetrace.testing import capture_spans
 __all__ = ["Case", "CASES", "PATH_CASES", "SINKS", "Outcome", "run_corpus"]
 
 CLEAN = "https://docs.example.org/energy/report"
-SINKS = ("span attributes", "span events", "store, answer aside", "store answer", "eval", "gate", "show")
+SINKS = ("span attributes", "span events", "store, answer aside", "store answer", "eval", "gate", "show", "view")
 
 
 @dataclass(frozen=True)
@@ -241,7 +242,8 @@ def _check(case: Case, capture_content: bool, db: Path) -> Outcome:
         gate_right.append(code == 1 and failures == 1)
         gate_out += out
     show_out = _cli(["show", run.id, "--store", uri])[1] + _cli(["show", run.id, "--store", uri, "--json"])[1]
-    texts = dict(zip(SINKS, (attrs, events, stored, answer, eval_out, gate_out, show_out)))
+    view_out = _cli(["view", run.id, "--store", uri, "--evaluate", "-o", "-"])[1]
+    texts = dict(zip(SINKS, (attrs, events, stored, answer, eval_out, gate_out, show_out, view_out)))
     return Outcome(case, {sink: case.secret in text for sink, text in texts.items()},
                    gate_right=gate_right[0] and gate_right[1], gate_right_raw_report=gate_right[2] and gate_right[3])
 
