@@ -1,4 +1,5 @@
-"""PydanticAI end to end: ``Agent.run``/``run_sync``/``iter`` become one run each, with a scripted
+"""PydanticAI end to end: ``Agent.run``/``run_sync``/``iter``/``run_stream``/``run_stream_events`` become one
+run each, with a scripted
 ``FunctionModel`` and PydanticAI's own ``tavily_search`` and ``web_fetch`` tools over a fake network."""
 
 from __future__ import annotations
@@ -33,10 +34,10 @@ def _one_run(tmp_path: Path, web: ResearchWeb, mode: str) -> dict[str, Any]:
     return found[0]
 
 
-@pytest.mark.parametrize("mode", ["run", "sync", "iter"])
+@pytest.mark.parametrize("mode", ["run", "sync", "iter", "run_stream", "stream_events"])
 def test_each_entry_point_is_one_summarized_run(tmp_path: Path, web: ResearchWeb, mode: str) -> None:
-    """``Agent.run``, ``run_sync`` and ``async with agent.iter()`` each give exactly one run named after the
-    agent, with the question, the summary of what the built-in tools really did, and the output as answer."""
+    """``Agent.run``, ``run_sync``, ``async with agent.iter()``, ``run_stream`` and ``run_stream_events`` each
+    give exactly one run named after the agent, with the question, the summary of what the built-in tools really did, and the output as answer."""
     run = _one_run(tmp_path, web, mode)
     assert (run["agent"], run["question"], run["answer"]) == ("researcher", "What is OpenTelemetry?", web.answer())
     assert figures(run) == PYDANTIC_EXPECTED

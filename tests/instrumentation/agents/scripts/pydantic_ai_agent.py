@@ -3,12 +3,13 @@
 import asyncio
 import json
 import sys
+from typing import AsyncIterator
 
 from pydantic_ai import Agent, RunContext
 from pydantic_ai.common_tools.tavily import tavily_search_tool
 from pydantic_ai.common_tools.web_fetch import web_fetch_tool
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart
-from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 from tavily import AsyncTavilyClient
 
 base, mode, answer = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -27,7 +28,15 @@ def scripted(calls: list) -> FunctionModel:
             return ModelResponse(parts=[ToolCallPart(name, json.dumps(args), tool_call_id=f"call-{turn}")])
         return ModelResponse(parts=[TextPart(answer)])
 
-    return FunctionModel(respond)
+    async def stream(messages: list, info: AgentInfo) -> AsyncIterator[str | DeltaToolCalls]:
+        response = respond(messages, info)
+        part = response.parts[0]
+        if isinstance(part, TextPart):
+            yield part.content
+        else:
+            yield {0: DeltaToolCall(name=part.tool_name, json_args=part.args, tool_call_id=part.tool_call_id)}
+
+    return FunctionModel(respond, stream_function=stream)
 
 
 def researcher(name: str = "researcher") -> Agent:
@@ -44,6 +53,14 @@ async def main() -> object:
             async for _node in agent_run:
                 pass
         return agent_run.result is not None and agent_run.result.output == answer
+    if mode == "stream_events":
+        async with researcher().run_stream_events("What is OpenTelemetry?") as stream:
+            events = [event async for event in stream]
+        return type(events[-1]).__name__ == "AgentRunResultEvent" and events[-1].result.output == answer
+    if mode == "run_stream":
+        async with researcher().run_stream("What is OpenTelemetry?") as streamed:
+            output = await streamed.get_output()
+        return output == answer
     if mode == "nested":
         sub = researcher()
         editor = Agent(scripted([("research", {"question": "What is OpenTelemetry?"})]), name="editor")
