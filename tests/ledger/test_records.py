@@ -272,3 +272,30 @@ def test_restart_in_a_new_process_continues_the_same_ledger(tmp_path: Path) -> N
     again = Ledger.open(RUN, store=store)
     assert [h.to_status for h in again.claim(cid).history] == ["contradicted", "insufficient", "verified"]
     assert again.audit().ok
+
+
+def test_a_busy_store_is_retried_and_a_lasting_lock_raises(tmp_path: Path) -> None:
+    """A real SQLite lock held by another connection: the write is retried once it goes, or raises past the wait."""
+    import sqlite3
+
+    from citetrace.ledger._journal import Journal
+    from citetrace.store import SQLiteStore, StoreBusy
+
+    db = tmp_path / "s.db"
+    store = SQLiteStore(db, lock_wait_s=0.05)  # the agent's store: a short lock wait
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+    slept: list[float] = []
+
+    def release_on_first_retry(seconds: float) -> None:
+        slept.append(seconds)
+        if other.in_transaction:
+            other.execute("ROLLBACK")
+
+    (stored,) = Journal(store, RUN, sleep=release_on_first_retry).write([("query", {"q": 1})])
+    assert slept == [0.01] and stored["seq"] == 1
+    other.execute("BEGIN IMMEDIATE")
+    with pytest.raises(StoreBusy):
+        Journal(store, RUN, busy_wait_s=0.0).write([("query", {"q": 2})])
+    other.execute("ROLLBACK")
+    assert [seq for seq, _k, _d in store.ledger_entries(RUN)] == [1]

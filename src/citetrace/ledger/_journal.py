@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Sequence
+import time
+from typing import Any, Callable, Sequence
 
-from citetrace.store import LedgerRow, Store
+from citetrace.store import LedgerRow, Store, StoreBusy
 
 __all__ = ["Journal", "chain_hash"]
 
@@ -25,10 +26,13 @@ def chain_hash(previous: str, kind: str, data: dict[str, Any]) -> str:
 class Journal:
     """Appends chained entries and upserts rows for one run, in one store transaction per call."""
 
-    def __init__(self, store: Store, run_id: str, last_chain: str = "") -> None:
+    def __init__(self, store: Store, run_id: str, last_chain: str = "", *, busy_wait_s: float = 30.0,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
         self.store = store
         self.run_id = run_id
         self.last_chain = last_chain
+        self.busy_wait_s = busy_wait_s
+        self._sleep = sleep
 
     def write(self, entries: Sequence[tuple[str, dict[str, Any]]] = (), rows: Sequence[LedgerRow] = ()
               ) -> list[dict[str, Any]]:
@@ -40,10 +44,28 @@ class Journal:
             item = json.loads(json.dumps(data))
             item["chain"] = prev = chain_hash(prev, kind, item)
             chained.append((kind, item))
-        seqs = self.store.ledger_write(self.run_id, entries=chained, rows=rows)
+        seqs = self._write(chained, rows)
         self.last_chain = prev
         out = []
         for seq, (_kind, item) in zip(seqs, chained):
             item["seq"] = seq
             out.append(item)
         return out
+
+    def _write(self, entries: list[tuple[str, dict[str, Any]]], rows: Sequence[LedgerRow]) -> list[int]:
+        """One transaction; a busy store (the agent's store waits only briefly for a lock) is retried.
+
+        The agent's store gives up on a locked database after a short wait so that tool calls never hang;
+        a ledger write is a deliberate call whose loss would void the audit, so it keeps trying for up to
+        ``busy_wait_s`` (the transaction was rolled back, so a retry cannot write twice).
+        """
+        deadline = time.monotonic() + self.busy_wait_s
+        delay = 0.01
+        while True:
+            try:
+                return self.store.ledger_write(self.run_id, entries=entries, rows=rows)
+            except StoreBusy:
+                if time.monotonic() >= deadline:
+                    raise
+                self._sleep(delay)
+                delay = min(delay * 2, 0.5)
