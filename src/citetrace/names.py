@@ -628,6 +628,11 @@ GATE_HARD_RULES: Final = (GATE_UNFETCHED, GATE_UNCITED_URL, GATE_NO_CITATIONS)
 GATE_REASONS: Final = (GATE_UNFETCHED, GATE_UNCITED_URL, GATE_NO_CITATIONS, GATE_OUT_OF_BAND)
 """Closed set of gate failure reasons."""
 
+METRIC_JUDGE_AGREEMENT: Final = "citetrace_judge_agreement_ratio"
+"""Gauge {judge, set}: a judge's agreement (accuracy) with a labelled set, written by ``judge-eval
+--metrics-file`` (the canary metric; the file name of the labels is the ``set`` label)."""
+LABEL_LABEL_SET: Final = "set"
+
 ENV_OPENAI_BASE_URL: Final = "OPENAI_BASE_URL"
 """The LLM judge's OpenAI-compatible endpoint, up to ``/v1`` (``/chat/completions`` is appended)."""
 ENV_OPENAI_API_KEY: Final = "OPENAI_API_KEY"

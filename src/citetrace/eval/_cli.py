@@ -86,6 +86,12 @@ def register(subparsers: Any) -> None:
     j.add_argument("--set", dest="label_set", choices=sorted(LABEL_SETS), default="shipped",
                    help="a labelled set that ships with citetrace: shipped (demo corpus) or hard (page prose)")
     j.add_argument("--json", action="store_true")
+    j.add_argument("--history", metavar="FILE",
+                   help="append this run to a judge-eval history (per judge, version and model) and compare")
+    j.add_argument("--max-drop", type=float, default=0.05,
+                   help="with --history: alert (exit 1) when agreement fell more than this since the last "
+                        "comparable run (the canary rule; default 0.05)")
+    j.add_argument("--metrics-file", help="write citetrace_judge_agreement_ratio in Prometheus text format")
     _judge_options(j)
     j.set_defaults(func=_cmd_judge_eval)
 
@@ -261,8 +267,9 @@ def _cmd_baseline(args: argparse.Namespace) -> int:
 def _cmd_judge_eval(args: argparse.Namespace) -> int:
     from citetrace.eval._judge_eval import evaluate_judge, load_labels
 
+    path = args.labels or LABEL_SETS[args.label_set]()
     try:
-        pairs = load_labels(args.labels or LABEL_SETS[args.label_set]())
+        pairs = load_labels(path)
     except ValueError as exc:
         raise CommandError(str(exc)) from exc
     judge = _judge(args)
@@ -272,4 +279,34 @@ def _cmd_judge_eval(args: argparse.Namespace) -> int:
     if args.json:
         print()
     sys.stdout.flush()
+    if args.metrics_file:
+        _write_agreement(args.metrics_file, judge.name, path, report.accuracy)
+    if not args.history:
+        return 0
+    from citetrace.eval._drift import agreement_alert, append_history, history_entry, last_comparable
+
+    entry = history_entry(report, path, judge_version=judge.version, judge_model=getattr(judge, "model", None))
+    try:
+        previous = last_comparable(args.history, entry)
+        append_history(args.history, entry)
+    except (ValueError, OSError) as exc:
+        raise CommandError(f"judge-eval history {args.history!r}: {exc}") from exc
+    alert = agreement_alert(previous, entry, args.max_drop)
+    if alert:
+        print(f"ALERT {alert}", file=sys.stderr)
+        return 1
     return 0
+
+
+def _write_agreement(path: str, judge: str, labels: str, accuracy: float) -> None:
+    """The canary metric, for a textfile collector: agreement of a judge with a labels file (0..1)."""
+    from prometheus_client import CollectorRegistry, Gauge, write_to_textfile
+
+    registry = CollectorRegistry()
+    gauge = Gauge(names.METRIC_JUDGE_AGREEMENT, "Agreement (accuracy) of a judge with a labelled set.",
+                  [names.LABEL_JUDGE, names.LABEL_LABEL_SET], registry=registry)
+    gauge.labels(judge, os.path.basename(labels)).set(accuracy)
+    try:
+        write_to_textfile(path, registry)
+    except OSError as exc:
+        raise CommandError(f"cannot write metrics to {path!r}: {exc.strerror}") from exc

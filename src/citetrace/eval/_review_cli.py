@@ -42,6 +42,67 @@ def register(subparsers: Any) -> None:
     m.add_argument("second", metavar="B.jsonl")
     m.add_argument("--out", required=True, metavar="LABELS.jsonl")
     m.set_defaults(func=_cmd_merge)
+    d = sub.add_parser("drift", help="check that the label distribution of recent runs stays within a band")
+    d.add_argument("run_ids", nargs="*", metavar="RUN_ID", help="runs to check (default: --recent)")
+    d.add_argument("--recent", type=int, default=20)
+    d.add_argument("--store", help="run store URI")
+    d.add_argument("--judge", choices=JUDGE_KINDS, default="auto")
+    d.add_argument("--judge-model")
+    d.add_argument("--save-reference", metavar="FILE", help="write these runs' label shares as the reference")
+    d.add_argument("--reference", metavar="FILE", help="compare with a reference written by --save-reference")
+    d.add_argument("--band", type=float, default=0.10, help="allowed absolute change of a share (default 0.10)")
+    d.set_defaults(func=_cmd_drift)
+
+
+def _recent(store: Any, args: argparse.Namespace) -> list[str]:
+    runs = list(args.run_ids) or [r.run_id for r in store.runs(limit=max(1, args.recent) * 5)
+                                  if r.answer][: max(1, args.recent)]
+    if not runs:
+        raise CommandError(f"no runs with a recorded answer in {store.uri}")
+    return runs
+
+
+def _cmd_drift(args: argparse.Namespace) -> int:
+    from citetrace.eval._drift import distribution_alerts, label_shares
+
+    if bool(args.save_reference) == bool(args.reference):
+        raise CommandError("give exactly one of --save-reference FILE or --reference FILE")
+    store = open_store_for_reading(args.store)
+    try:
+        judge = make_judge(args.judge, model=args.judge_model)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from exc
+    counts: dict[str, int] = {}
+    runs = _recent(store, args)
+    for run_id in runs:
+        try:
+            ev = evaluate_run(store, run_id, judge=judge)
+        except (EvalError, ReportParseError) as exc:
+            raise CommandError(str(exc)) from exc
+        for label, n in ev.label_counts().items():
+            counts[label] = counts.get(label, 0) + n
+    shares = label_shares(counts)
+    if args.save_reference:
+        with open(args.save_reference, "w", encoding="utf-8") as fh:
+            json.dump({"judge": judge.name, "judge_version": judge.version, "runs": runs, "shares": shares}, fh,
+                      indent=2)
+        print(f"reference label shares of {len(runs)} runs written to {args.save_reference}: "
+              + ", ".join(f"{k} {v:.3f}" for k, v in shares.items()))
+        return 0
+    try:
+        with open(args.reference, encoding="utf-8") as fh:
+            reference = json.load(fh)
+        ref_shares = reference["shares"]
+        alerts = distribution_alerts(ref_shares, counts, args.band)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise CommandError(f"bad reference {args.reference!r}: {exc}") from exc
+    if reference.get("judge") != judge.name or reference.get("judge_version") != judge.version:
+        raise CommandError(f"the reference was made with {reference.get('judge')} {reference.get('judge_version')}, "
+                           f"these runs were judged with {judge.name} {judge.version}: not comparable")
+    for message in alerts:
+        print(f"DRIFT {message}")
+    print(f"label distribution of {len(runs)} runs {'drifted' if alerts else 'within'} the band +-{args.band:.2f}")
+    return 1 if alerts else 0
 
 
 def _cmd_sample(args: argparse.Namespace) -> int:
@@ -51,10 +112,7 @@ def _cmd_sample(args: argparse.Namespace) -> int:
         second = make_judge(args.second_judge) if args.second_judge else None
     except ValueError as exc:
         raise CommandError(str(exc)) from exc
-    runs = list(args.run_ids) or [r.run_id for r in store.runs(limit=max(1, args.recent) * 5)
-                                  if r.answer][: max(1, args.recent)]
-    if not runs:
-        raise CommandError(f"no runs with a recorded answer in {store.uri}")
+    runs = _recent(store, args)
     pool = []
     for run_id in runs:
         try:
