@@ -50,6 +50,9 @@ class ToolSpec:
     url_arg: str | None = None
     skip_self: bool = False
     stores_text: bool = True
+    result_pages: Callable[[Any], Iterable[tuple[str, str]] | None] | None = None
+    """For a search whose results carry page text (Tavily ``raw_content``, Exa contents, Jina): the
+    (URL, text) pairs. Each is stored as a document of the run, and counts as read."""
     """False for a fetch whose result carries no page text (a provider opened the page server-side and
     returned none): nothing is written to the store, rather than an empty document."""
 
@@ -170,8 +173,11 @@ class _Call:
             attrs[names.URLS_RETURNED] = shown
             if len(urls) > cap:
                 attrs[names.URLS_RETURNED_TRUNCATED] = True
+            pages = spec.result_pages(result) if spec.result_pages else None
+            if pages:
+                attrs[names.PAGES_RETURNED] = self._store_pages(pages)
             if status is None:
-                status = names.STATUS_EMPTY if count == 0 else names.STATUS_OK
+                status = names.STATUS_EMPTY if count == 0 and not pages else names.STATUS_OK
         else:
             text = spec.result_text(result) if spec.result_text else None
             if text is None:
@@ -231,6 +237,19 @@ class _Call:
             record_failure(span, exc, error_type)
         span.end()
         self._record(status, elapsed, http_status, None if failed else 0, 0, error_type, [])
+
+    def _store_pages(self, pages: Iterable[tuple[str, str]]) -> list[str]:
+        """Store the page texts a search returned; return their redacted URLs (capped like result URLs)."""
+        run_id = self.run.id if self.run is not None else format(self.span.get_span_context().trace_id, "032x")
+        stored: list[str] = []
+        for url, text in list(pages)[: _state.state.settings.max_urls]:
+            safe = redact_url(url)
+            try:
+                _state.store().put_document(run_id, safe, text, status=names.STATUS_OK)
+            except Exception as exc:  # noqa: BLE001 - the store must never break the agent
+                _state.count_error("store_write", exc)
+            stored.append(safe)
+        return stored
 
     def _store(self, text: str, status: str, http_status: int | None, ctype: str | None, attrs: dict[str, Any]) -> None:
         if self.url is None:

@@ -12,7 +12,7 @@ from citetrace.instrumentation import (
     _tavily,
     _trafilatura,
 )
-from citetrace.instrumentation import _agents, _providers, _threads
+from citetrace.instrumentation import _agents, _http, _providers, _threads
 from citetrace.instrumentation._patcher import Row
 from citetrace.instrumentation._table_types import Patch
 
@@ -29,6 +29,7 @@ ROWS: tuple[Row, ...] = (
     *_langchain.ROWS,
     *_agents.ROWS,
     *_providers.ROWS,
+    *_http.ROWS,
     *_threads.ROWS,
 )
 

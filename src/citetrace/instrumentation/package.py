@@ -38,5 +38,7 @@ SUPPORTED: Final[dict[str, str]] = {
     "crewai-tools": ">=1.0,<2",
     "google-genai": ">=1.0,<4",
     "perplexityai": ">=0.10,<1",
+    "requests": ">=2.28,<3",
+    "httpx": ">=0.24,<1",
 }
 """Distribution name -> supported version range (PEP 440 specifier)."""

@@ -117,6 +117,9 @@ class RunAccumulator:
                 self._results.update(urls)  # SDK and OTLP attribute arrays are homogeneous: one check suffices
             elif urls is not None:
                 self._results.update(_strings(urls))
+            pages = attributes.get(names.PAGES_RETURNED)
+            if pages is not None:  # page text came with these results: they were read
+                self._fetched.update(_strings(pages))
             if names.SEARCH_SOURCES_REPORTED in attributes or names.SEARCH_CONTENT_RETURNED in attributes:
                 self._provider_search(attributes, urls)
         else:
