@@ -64,3 +64,31 @@ def test_aggregation_rules() -> None:
     assert aggregate_claims(["ABSENT", "JUDGE_ERROR"]) == "JUDGE_ERROR"
     assert aggregate_claims(["ABSENT", "UNFETCHED"]) == "ABSENT"
     assert aggregate_claims([]) == "UNFETCHED"
+
+
+def test_llm_judge_gets_one_atomic_claim_with_its_sentence(store: MemoryStore, http_server) -> None:  # type: ignore[no-untyped-def]
+    """Each atomic claim is its own call; the sentence is sent as context so "it" has a referent."""
+    import json
+    import re
+
+    from citetrace.eval import LLMJudge
+
+    from .conftest import reply
+
+    users: list[str] = []
+
+    def handle(h) -> None:  # type: ignore[no-untyped-def]
+        body = json.loads(h.rfile.read(int(h.headers["Content-Length"])))
+        users.append(body["messages"][1]["content"])
+        answer = {"label": "ABSENT", "quote": "", "explanation": "x"}
+        reply(h, 200, {"choices": [{"index": 0, "finish_reason": "stop",
+                                    "message": {"role": "assistant", "content": json.dumps(answer)}}]})
+
+    sentence = "The vendor supports SSO on Business and Enterprise tiers, and it costs $12 per seat"
+    report = f"{sentence} [1].\n\n[1] https://v.example/prices\n"
+    ev = evaluate_run(store, _run(store, report, {"https://v.example/prices": PRICES}),
+                      judge=LLMJudge(http_server(handle) + "/v1", "m"))
+    assert len(ev.pairs) == 2 and len(users) == 2
+    claims = sorted(re.search(r"CLAIM:\n(.*?)\n\n", u, re.S).group(1) for u in users)  # type: ignore[union-attr]
+    assert claims == ["The vendor supports SSO on Business and Enterprise tiers", "it costs $12 per seat."]
+    assert all(f"SENTENCE:\n{sentence}." in u for u in users)

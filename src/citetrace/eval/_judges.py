@@ -13,6 +13,7 @@ from typing import Mapping, Protocol, Sequence
 
 from citetrace import names
 from citetrace.eval._deterministic import DeterministicJudge
+from citetrace.eval._llm import LLMJudge
 from citetrace.eval._types import ABSENT, CONTRADICTED, PARTIAL, SUPPORTED, Passage, Verdict
 
 __all__ = ["Judge", "make_judge", "judge_with_checker", "judge_atomic", "JUDGE_KINDS"]
@@ -66,7 +67,7 @@ def make_judge(
         raise ValueError(f"--judge llm needs an endpoint: set {names.ENV_OPENAI_BASE_URL} (e.g. http://127.0.0.1:8000/v1)")
     if not model:
         raise ValueError(f"--judge llm needs a model: pass --judge-model or set {names.ENV_JUDGE_MODEL}")
-    from citetrace.eval._llm import DEFAULT_RETRIES, DEFAULT_TIMEOUT, LLMJudge
+    from citetrace.eval._llm import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 
     return LLMJudge(base_url, model, api_key=api_key, timeout=DEFAULT_TIMEOUT if timeout is None else timeout,
                     retries=DEFAULT_RETRIES if retries is None else retries)
@@ -84,7 +85,10 @@ def judge_with_checker(judge: Judge, claim: str, passages: Sequence[Passage],
     """
     if isinstance(judge, DeterministicJudge):
         return _check(judge, claim, passages, context), None
-    verdict = judge.judge(claim, passages)
+    if context is not None and isinstance(judge, LLMJudge):
+        verdict = judge.judge(claim, passages, context=context)  # the sentence gives "it" its referent
+    else:
+        verdict = judge.judge(claim, passages)
     check = _check(_CHECKER, claim, passages, context)
     if verdict.label == SUPPORTED and check.label == CONTRADICTED:
         capped = Verdict(PARTIAL, verdict.judge, verdict.quote,

@@ -50,7 +50,7 @@ def retry_after(value: str | None) -> float | None:
     return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
 
 
-PROMPT_VERSION = "citation-support-v1"
+PROMPT_VERSION = "citation-support-v2"
 """Bump whenever the prompt text or the reply format changes; it is recorded with every verdict."""
 
 _SYSTEM = f"""You check one citation. [prompt {PROMPT_VERSION}]
@@ -61,17 +61,21 @@ Answer one question: do the passages support the claim?
 - CONTRADICTED: the passages state something incompatible with the claim (a different number, date,
   direction or name).
 - ABSENT: the passages do not address the claim.
+When a SENTENCE is given, the CLAIM is one part of it: use the sentence only to know what the claim's words
+(such as "it") refer to, and judge the CLAIM alone.
 Use only the passages, never outside knowledge. Reply with one JSON object and nothing else:
 {{"label": "SUPPORTED|PARTIAL|CONTRADICTED|ABSENT", "quote": "<exact words copied from the passages, or empty for ABSENT>",
 "explanation": "<one short sentence>"}}"""
 
 
-def build_messages(claim: str, passages: Sequence[Passage]) -> list[dict[str, str]]:
-    """The chat messages for one (claim, passages) question."""
+def build_messages(claim: str, passages: Sequence[Passage], context: str | None = None) -> list[dict[str, str]]:
+    """The chat messages for one (claim, passages) question; ``context`` is the sentence an atomic claim was
+    split from (sent so that "it costs $12 per seat" has a referent; still one claim per call)."""
     body = "\n\n".join(f"PASSAGE {i + 1}:\n{p.text.strip()}" for i, p in enumerate(passages)) or "(no passages)"
+    sentence = f"SENTENCE:\n{context.strip()}\n\n" if context and context.strip() != claim.strip() else ""
     return [
         {"role": "system", "content": _SYSTEM},
-        {"role": "user", "content": f"CLAIM:\n{claim.strip()}\n\n{body}"},
+        {"role": "user", "content": f"CLAIM:\n{claim.strip()}\n\n{sentence}{body}"},
     ]
 
 
@@ -155,17 +159,17 @@ class LLMJudge:
             session = self._local.session = requests.Session()
         return session
 
-    def _payload(self, claim: str, passages: Sequence[Passage]) -> dict[str, Any]:
+    def _payload(self, claim: str, passages: Sequence[Passage], context: str | None = None) -> dict[str, Any]:
         payload: dict[str, Any] = {
             "model": self.model,
             "temperature": 0,
-            "messages": build_messages(claim, passages),
+            "messages": build_messages(claim, passages, context),
         }
         if self.json_mode:
             payload["response_format"] = {"type": "json_object"}
         return payload
 
-    def judge(self, claim: str, passages: Sequence[Passage]) -> Verdict:
+    def judge(self, claim: str, passages: Sequence[Passage], context: str | None = None) -> Verdict:
         """Ask once (retrying 429/5xx and connection errors); never raises."""
         headers = {"Content-Type": "application/json"}
         if self.api_key:
@@ -177,7 +181,7 @@ class LLMJudge:
                 self._sleep(wait if wait is not None else self.backoff * 2 ** (attempt - 1))
             wait = None
             try:
-                resp = self.session.post(self.url, json=self._payload(claim, passages), headers=headers,
+                resp = self.session.post(self.url, json=self._payload(claim, passages, context), headers=headers,
                                          timeout=self.timeout)
             except requests.RequestException as exc:
                 problem = f"request failed: {type(exc).__name__}"
