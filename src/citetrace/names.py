@@ -262,6 +262,8 @@ METRIC_SERVE_REJECTED_TOTAL: Final = "citetrace_serve_rejected_total"
 refused inside accepted requests (``invalid_span``); the closed set is ``REJECT_REASONS``."""
 METRIC_SERVE_STARTED_SECONDS: Final = "citetrace_serve_start_time_seconds"
 """Gauge: unix time the service started (restarts show as a step)."""
+METRIC_SERVE_HELD_BYTES: Final = "citetrace_serve_held_bytes"
+"""Gauge: bytes ``citetrace serve`` estimates all traces in flight hold (bounded by ``--max-held-bytes``)."""
 METRIC_SERVE_SPANS_LATE_TOTAL: Final = "citetrace_serve_late_spans_total"
 """Counter: spans of a trace ``citetrace serve`` had already finalised (ignored; the summary is not redone)."""
 

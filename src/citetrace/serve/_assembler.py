@@ -28,6 +28,11 @@ from citetrace.summary._summarize import RunAccumulator
 __all__ = ["Assembler", "Added", "SUMMARY_INPUTS"]
 
 _KINDS = frozenset(names.TOOL_KINDS)
+# names read once per span on the hot path, bound here to skip the module attribute lookups
+_TOOL_KIND, _OPERATION, _INVOKE_AGENT = names.TOOL_KIND, names.GEN_AI_OPERATION_NAME, names.OP_INVOKE_AGENT
+_URLS_RETURNED, _URL_FULL, _CITATIONS = names.URLS_RETURNED, names.URL_FULL, names.CITATIONS
+_QUERY_HASH, _QUERY_TEXT, _RUN_ID = names.QUERY_HASH, names.QUERY_TEXT, names.RUN_ID
+_DROP_URLS, _DROP_ROOTS, _DROP_SPANS = names.DROP_URLS_PER_TRACE, names.DROP_ROOTS_PER_TRACE, names.DROP_SPANS_PER_TRACE
 
 
 
@@ -75,27 +80,6 @@ class Added(NamedTuple):
 def _run_key(attrs: Any) -> str:
     run_id = attrs.get(names.RUN_ID)
     return run_id if isinstance(run_id, str) else ""
-
-
-def _urls_and_bytes(attrs: Any, is_root: bool) -> tuple[int, int]:
-    """The URLs a span brings and the bytes charged for it (types are guaranteed by the decoder's schema)."""
-    urls: tuple[str, ...] = ()
-    if is_root:
-        urls = attrs.get(names.CITATIONS) or ()
-        charge = _ROOT_COST
-    else:
-        urls = attrs.get(names.URLS_RETURNED) or ()
-        url = attrs.get(names.URL_FULL)
-        if isinstance(url, str):
-            urls = (*urls, url)
-        charge = _SPAN_COST
-        query = attrs.get(names.QUERY_HASH) or attrs.get(names.QUERY_TEXT)
-        if isinstance(query, str):
-            charge += _STRING_COST + len(query)
-    count = len(urls) if isinstance(urls, tuple) else 0
-    if count:
-        charge += count * _STRING_COST + sum(len(u) for u in urls if isinstance(u, str))
-    return count, charge
 
 
 class _RecentIds:
@@ -187,55 +171,91 @@ class Assembler:
         with self._lock:
             if self._closed:
                 return Added(0, 0, [], closed=True)
+            traces, done, max_urls = self._traces, self._done, self._max_urls
             for span in spans:
                 attrs = span.attributes
-                is_tool = attrs.get(names.TOOL_KIND) in _KINDS
-                is_root = not is_tool and attrs.get(names.GEN_AI_OPERATION_NAME) == names.OP_INVOKE_AGENT
+                get = attrs.get
+                is_tool = get(_TOOL_KIND) in _KINDS
+                is_root = not is_tool and get(_OPERATION) == _INVOKE_AGENT
                 if not (is_tool or is_root):
                     if names.LEDGER_TRIGGER in attrs and self._ledger_seen.first(span.span_id):
                         ledger_spans.append(attrs)  # a revision iteration: its vital signs are metrics
                     continue  # not a citetrace span: nothing in the summary reads it
                 tid = span.trace_id
-                if tid in self._done:
+                if tid in done:
                     late += 1
                     continue
-                state = self._traces.get(tid)
+                state = traces.get(tid)
                 if state is not None and span.span_id in state.span_ids:
                     state.touched = now
                     continue  # a retried request re-sent it
-                urls, charge = _urls_and_bytes(attrs, is_root)
-                reason = self._over_cap(state, is_root, urls)
+                # what the span brings (types are guaranteed by the decoder's schema): URLs and bytes charged
+                if is_tool:
+                    urls = get(_URLS_RETURNED) or ()
+                    count = len(urls)
+                    charge = _SPAN_COST + (count * _STRING_COST + sum(map(len, urls)) if count else 0)
+                    url = get(_URL_FULL)
+                    if url is not None:
+                        count += 1
+                        charge += _STRING_COST + len(url)
+                    query = get(_QUERY_HASH) or get(_QUERY_TEXT)
+                    if query is not None:
+                        charge += _STRING_COST + len(query)
+                else:
+                    urls = get(_CITATIONS) or ()
+                    count = len(urls)
+                    charge = _ROOT_COST + count * _STRING_COST + sum(map(len, urls))
+                reason = None
+                if count > max_urls or (state is not None and state.urls + count > max_urls):
+                    reason = _DROP_URLS
+                elif state is not None:
+                    if is_root:
+                        reason = _DROP_ROOTS if len(state.roots) >= self._max_roots else None
+                    elif len(state.span_ids) - len(state.roots) >= self._max_spans:
+                        reason = _DROP_SPANS
                 if reason is not None:
                     drops[reason] = drops.get(reason, 0) + 1
                     problem = problem or f"span {span.name!r} refused: its trace is over the {reason} cap"
                     continue
                 if state is None:
-                    if len(self._traces) >= self._max_traces:
+                    if len(traces) >= self._max_traces:
                         self._take_due(now, ready)
-                    while len(self._traces) >= self._max_traces:
+                    while len(traces) >= self._max_traces:
                         evicted.append(self._pop_oldest(names.EVICT_CAPACITY))
-                    state = self._traces[tid] = _Trace(now, span.service_name)
+                    state = traces[tid] = _Trace(now, span.service_name)
                 else:
                     state.touched = now
-                    self._traces.move_to_end(tid)
+                    traces.move_to_end(tid)
                 try:
-                    self._take(tid, state, span, is_root, now)
+                    if is_tool:
+                        run_id = get(_RUN_ID)
+                        key = run_id if run_id is not None else ""
+                        acc = state.runs.get(key)
+                        if acc is None:
+                            acc = RunAccumulator()
+                            acc.add(attrs, span.start_ns, span.end_ns, span.status_error)
+                            state.runs[key] = acc  # only once it took the span: a failure leaves no trace
+                        else:
+                            acc.add(attrs, span.start_ns, span.end_ns, span.status_error)
+                    else:
+                        self._take_root(tid, state, span, now)
                 except Exception as exc:  # noqa: BLE001 - one bad span must not cost the others
                     errors += 1
                     problem = problem or f"span {span.name!r} could not be summarised: {exc}"
                     if not state.span_ids and not state.roots:
-                        del self._traces[tid]
+                        del traces[tid]
                     continue
                 state.span_ids.add(span.span_id)
-                state.urls += urls
+                state.urls += count
                 state.held += charge
                 self._held += charge
-                if not is_root:
+                if is_tool:
                     tools.append(span)
                 elif names.LEDGER_STOP_REASON in attrs:
                     ledger_spans.append(attrs)
-                while self._held > self._max_held and self._traces:
-                    evicted.append(self._pop_oldest(names.EVICT_MEMORY))
+                if self._held > self._max_held:
+                    while self._held > self._max_held and traces:
+                        evicted.append(self._pop_oldest(names.EVICT_MEMORY))
         if ledger_spans:
             self._observe_ledger(ledger_spans)
         return Added(sum(drops.values()) + errors, late, self._after_add(tools, drops, errors, evicted, ready),
@@ -252,38 +272,17 @@ class Assembler:
         except Exception:  # noqa: BLE001 - a malformed attribute costs a processing error, never the request
             self._metrics.span_errors.inc()
 
-    def _over_cap(self, state: _Trace | None, is_root: bool, urls: int) -> str | None:
-        """The drop reason if taking this span would pass a per-trace cap (caller holds the lock)."""
-        if urls > self._max_urls or (state is not None and state.urls + urls > self._max_urls):
-            return names.DROP_URLS_PER_TRACE
-        if state is None:
-            return None
-        if is_root:
-            return names.DROP_ROOTS_PER_TRACE if len(state.roots) >= self._max_roots else None
-        return names.DROP_SPANS_PER_TRACE if len(state.span_ids) - len(state.roots) >= self._max_spans else None
-
-    def _take(self, tid: int, state: _Trace, span: WireSpan, is_root: bool, now: float) -> None:
-        """Fold one span into its trace (caller holds the lock); raises only if the accumulator does."""
-        attrs = span.attributes
-        if is_root:
-            state.roots.append(SpanRecord(
-                tid, span.span_id, span.parent_span_id or None, span.name, span.start_ns, span.end_ns,
-                attrs, span.status_error,
-            ))
-            if state.due is None:
-                state.due = now + self._grace
-                self._due.append((state.due, tid))
-            else:
-                state.due = max(state.due, now + self._grace)
-            return
-        key = _run_key(attrs)
-        acc = state.runs.get(key)
-        fresh = acc is None
-        if acc is None:
-            acc = RunAccumulator()
-        acc.add(attrs, span.start_ns, span.end_ns, span.status_error)
-        if fresh:
-            state.runs[key] = acc
+    def _take_root(self, tid: int, state: _Trace, span: WireSpan, now: float) -> None:
+        """Hold a run root and (re)arm its trace's grace period (caller holds the lock)."""
+        state.roots.append(SpanRecord(
+            tid, span.span_id, span.parent_span_id or None, span.name, span.start_ns, span.end_ns,
+            span.attributes, span.status_error,
+        ))
+        if state.due is None:
+            state.due = now + self._grace
+            self._due.append((state.due, tid))
+        else:
+            state.due = max(state.due, now + self._grace)
 
     def _pop_oldest(self, reason: str) -> tuple[int, _Trace, str]:
         """Evict the least recently active trace (caller holds the lock)."""

@@ -33,12 +33,15 @@ class ServeMetrics:
                             "Spans of traces already finalised (ignored).", registry=None)
         self.started = Gauge(names.METRIC_SERVE_STARTED_SECONDS, "Unix time this citetrace serve started.",
                              registry=None)
+        self.held = Gauge(names.METRIC_SERVE_HELD_BYTES,
+                          "Bytes all traces in flight hold, as estimated for --max-held-bytes.", registry=None)
         for code in _CODES:
             self.requests.labels(code)
         for reason in names.REJECT_REASONS:
             self.rejected.labels(reason)
         self.started.set(time.time())
-        registry.register(_NoCreated([self.requests, self.spans, self.rejected, self.late, self.started]))
+        registry.register(_NoCreated([self.requests, self.spans, self.rejected, self.late, self.started,
+                                       self.held]))
 
     def answered(self, code: int) -> None:
         """Count one answered request (codes outside the closed set are counted as they are)."""

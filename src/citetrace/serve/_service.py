@@ -81,6 +81,7 @@ class Service:
             grace_seconds=self.options.grace_seconds,
             ttl_seconds=settings.trace_ttl_seconds,
         )
+        self.serve_metrics.held.set_function(lambda: float(self.assembler.held_bytes))
         self._draining = threading.Event()
         self._stopped = threading.Event()
         self._once = OnceLogger("citetrace serve")
