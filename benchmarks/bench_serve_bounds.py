@@ -114,16 +114,21 @@ def bench_root_flood(tmp: Path, requests: int) -> dict[str, Any]:
 
 
 def big_body(as_json: bool, limit: int) -> bytes:
-    spans = [search(0xB0 + i // 1000, 2 + i % 1000, tuple(f"https://x.example/{i}/{j}" for j in range(20)))
-             for i in range(40_000)]
-    lo, hi = 1, len(spans)
-    while lo < hi:  # the most spans whose body fits the limit
-        mid = (lo + hi + 1) // 2
-        req = encode_request(spans[:mid])
-        size = len(request_json(req)) if as_json else req.ByteSize()
-        lo, hi = (mid, hi) if size <= limit else (lo, mid - 1)
-    req = encode_request(spans[:lo])
-    return request_json(req) if as_json else req.SerializeToString()
+    """A body of search spans just under ``limit`` bytes (sized from a sample, then trimmed)."""
+    def spans(n: int) -> list[SpanRecord]:
+        return [search(0xB0 + i // 1000, 2 + i % 1000, tuple(f"https://x.example/{i}/{j}" for j in range(20)))
+                for i in range(n)]
+
+    def encode(n: int) -> bytes:
+        req = encode_request(spans(n))
+        return request_json(req) if as_json else req.SerializeToString()
+
+    n = int(limit / len(encode(1000)) * 1000 * 0.99)
+    body = encode(n)
+    while len(body) > limit:
+        n = int(n * 0.99)
+        body = encode(n)
+    return body
 
 
 def bench_amplification(tmp: Path, as_json: bool, concurrent: int) -> dict[str, Any]:

@@ -36,8 +36,9 @@ _DROP_URLS, _DROP_ROOTS, _DROP_SPANS = names.DROP_URLS_PER_TRACE, names.DROP_ROO
 
 
 
-_STRING_COST = 96
-"""Bytes charged per string held, on top of its length: a CPython str header plus its set or tuple slot."""
+_STRING_COST = 192
+"""Bytes charged per string held, on top of its length: the CPython str header (49), its set slots, and the
+allocator's share; calibrated so the estimate matches RSS at the URL cap (benchmarks/bench_serve_bounds.py)."""
 _SPAN_COST = 160
 """Bytes charged per span accepted (its id in the duplicate set, a share of the accumulator)."""
 _ROOT_COST = 1024

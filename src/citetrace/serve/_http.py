@@ -391,9 +391,9 @@ class IngestServer:
         with a broken pipe before it reads our answer; reading a bounded amount first lets it see the answer.
         """
         loop = asyncio.get_running_loop()
-        until = loop.time() + _LINGER_SECONDS
-        if deadline is not None:
-            until = min(until, max(deadline, loop.time() + 0.1))
+        # until the request's own deadline (a client may legitimately need that long to send its body), or
+        # briefly when there is none; never more than max_body_bytes
+        until = max(deadline, loop.time() + 0.1) if deadline is not None else loop.time() + _LINGER_SECONDS
         budget = self.ingest.max_body_bytes
         try:
             while budget > 0:
