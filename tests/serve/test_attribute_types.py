@@ -26,6 +26,8 @@ BAD_VALUES: list[tuple[str, Any]] = [
     (names.QUERY_HASH, ("h",)),
     (names.CITATIONS, (1, 2)),
     (names.GEN_AI_OPERATION_NAME, True),
+    (names.SEARCH_SOURCES_REPORTED, "false"),
+    (names.SEARCH_CONTENT_RETURNED, 1),
 ]
 
 

@@ -14,7 +14,7 @@ from typing import Any, Final, Mapping
 from citetrace import names
 
 __all__ = [
-    "ARRAY_KEYS", "ATTRIBUTE_TYPES", "INT", "NOT_STRING_KEYS", "SUMMARY_INPUTS", "STRING", "STRINGS", "attribute_problem",
+    "ARRAY_KEYS", "ATTRIBUTE_TYPES", "BOOL", "INT", "NOT_STRING_KEYS", "SUMMARY_INPUTS", "STRING", "STRINGS", "attribute_problem",
     "value_problem",
 ]
 
@@ -22,6 +22,8 @@ STRING: Final = "string"
 """A ``stringValue``."""
 STRINGS: Final = "array of strings"
 """An ``arrayValue`` whose every element is a ``stringValue`` (empty allowed)."""
+BOOL: Final = "boolean"
+"""A ``boolValue`` (what a provider-side search reports about its sources and content)."""
 INT: Final = "integer"
 """An ``intValue`` (the claim ledger's vital signs on its iteration spans)."""
 
@@ -38,6 +40,8 @@ ATTRIBUTE_TYPES: Final[Mapping[str, str]] = {
     names.URL_FULL: STRING,
     names.CITATIONS: STRINGS,
     names.ERROR_TYPE: STRING,
+    names.SEARCH_SOURCES_REPORTED: BOOL,
+    names.SEARCH_CONTENT_RETURNED: BOOL,
     names.LEDGER_TRIGGER: STRING,
     names.LEDGER_STOP_REASON: STRING,
     names.LEDGER_UNRESOLVED: INT,
@@ -63,6 +67,8 @@ def _matches(value: Any, kind: str) -> bool:
         return isinstance(value, str)
     if kind == INT:
         return isinstance(value, int) and not isinstance(value, bool)
+    if kind == BOOL:
+        return isinstance(value, bool)
     return isinstance(value, tuple) and all(isinstance(item, str) for item in value)
 
 
