@@ -239,3 +239,40 @@ def test_a_failing_getter_never_breaks_the_agent(cap: Captured) -> None:
     assert Local().run("q") == ANSWER
     root, _ = _one_run(cap)
     assert root.name == "invoke_agent agent"
+
+
+def test_generator_send_and_throw_are_forwarded(cap: Captured) -> None:
+    """send() reaches the framework's generator and throw() is raised inside it, as with the bare generator."""
+
+    class Echo(Agent):
+        def stream(self, task: str) -> Iterator[str]:
+            got = yield "ready"
+            try:
+                yield f"got {got}"
+            except ValueError as exc:
+                yield f"handled {exc}"
+            yield "FINAL:" + ANSWER
+
+    wrapt.wrap_function_wrapper(Echo, "stream", boundary_wrapper(PLAIN, _On()))
+    gen = Echo().stream("q")
+    assert next(gen) == "ready"
+    assert gen.send("hi") == "got hi"
+    assert gen.throw(ValueError("bad")) == "handled bad"
+    assert list(gen) == ["FINAL:" + ANSWER]
+    _, run = _one_run(cap)
+    assert run.answer == ANSWER and run.error_type is None
+
+
+def test_generator_failure_marks_the_run(cap: Captured) -> None:
+    """An exception raised by the framework's generator reaches the consumer and marks the run."""
+
+    class Broken(Agent):
+        def stream(self, task: str) -> Iterator[str]:
+            yield "step"
+            raise KeyError("mid-stream")
+
+    wrapt.wrap_function_wrapper(Broken, "stream", boundary_wrapper(PLAIN, _On()))
+    with pytest.raises(KeyError, match="mid-stream"):
+        list(Broken().stream("q"))
+    _, run = _one_run(cap)
+    assert run.error_type == "KeyError"

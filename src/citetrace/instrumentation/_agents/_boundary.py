@@ -42,7 +42,10 @@ Semantics (decided here once for every framework):
 - Runs are per context: concurrent invocations in threads or asyncio tasks are separate runs.
 - Sync calls end the run when they return or raise; a coroutine when awaited to the end; a (async)
   generator when exhausted, raising, or closed undrained (``finally``), with the answer read so far.
-  A coroutine that is never awaited leaves its run open until exit (the span is never ended).
+  A coroutine that is never awaited leaves its run open until exit (the span is never ended). What the
+  framework's generator raises while being closed undrained (smolagents raises "generator ignored
+  GeneratorExit" when closed mid-step) reaches the caller as without citetrace, but does not mark the run
+  failed: nothing the agent was asked to do failed.
 - The wrapped call's result and exception are handed back untouched (generators are wrapped in ours, which
   forward ``send``/``throw``/``close``).
 """
@@ -314,10 +317,7 @@ def _generator(scope: _Scope, gen: Generator[Any, Any, Any]) -> Generator[Any, A
     finally:
         tokens = scope.enter()
         try:
-            gen.close()
-        except Exception as exc:  # noqa: BLE001 - the framework's own cleanup failing is its error to raise
-            error = error or exc
-            raise
+            gen.close()  # raises what the framework's generator raises on close (passed on, not the run's error)
         finally:
             scope.exit(tokens)
             scope.end(error, None if error else best.text)
@@ -355,9 +355,6 @@ async def _async_generator(scope: _Scope, agen: AsyncGenerator[Any, Any]) -> Asy
         tokens = scope.enter()
         try:
             await agen.aclose()
-        except Exception as exc:  # noqa: BLE001
-            error = error or exc
-            raise
         finally:
             scope.exit(tokens)
             scope.end(error, None if error else best.text)

@@ -1,0 +1,104 @@
+"""smolagents' MultiStepAgent.run as a boundary, in process with the real library and a scripted model: the
+generator closed undrained, the agent's own failure, return_full_result, and uninstrumenting."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from smolagents import ToolCallingAgent, tool
+from smolagents.models import ChatMessage, ChatMessageToolCall, ChatMessageToolCallFunction, Model
+
+from citetrace import names
+from citetrace.instrumentation import CiteTraceInstrumentor
+from citetrace.testing import Captured
+
+ANSWER = "Done, see [1](https://a.example/x)."
+
+
+@tool
+def lookup(topic: str) -> str:
+    """Look a topic up.
+
+    Args:
+        topic: what to look up.
+    """
+    return f"facts about {topic}"
+
+
+class Scripted(Model):
+    """One assistant message per model call; raises when the script is used up."""
+
+    def __init__(self, steps: list[ChatMessage]) -> None:
+        super().__init__(model_id="scripted")
+        self.steps = steps
+
+    def generate(self, messages: Any, stop_sequences: Any = None, response_format: Any = None,
+                 tools_to_call_from: Any = None, **kwargs: Any) -> ChatMessage:
+        if not self.steps:
+            raise RuntimeError("script exhausted")
+        return self.steps.pop(0)
+
+
+def _call(name: str, **arguments: Any) -> ChatMessage:
+    function = ChatMessageToolCallFunction(name=name, arguments=arguments)
+    return ChatMessage(role="assistant", content="", tool_calls=[ChatMessageToolCall(function, id=name, type="function")])
+
+
+def _agent(**kwargs: Any) -> ToolCallingAgent:
+    model = Scripted([_call("lookup", topic="solar"), _call("final_answer", answer=ANSWER)])
+    return ToolCallingAgent(tools=[lookup], model=model, max_steps=3, verbosity_level=0, **kwargs)
+
+
+def test_stream_closed_undrained_ends_the_run(instrumented: CiteTraceInstrumentor, cap: Captured) -> None:
+    """run(stream=True) consumed up to its first ActionStep then closed: the run ends, with no answer."""
+    steps = _agent().run("q", stream=True)
+    for step in steps:
+        if type(step).__name__ == "ActionStep":
+            break
+    assert cap.run_spans() == []
+    steps.close()
+    (root,) = cap.run_spans()
+    (run,) = cap.store.runs()
+    assert run.ended_at is not None and run.answer is None and run.error_type is None
+    assert names.CITATIONS not in (root.attributes or {})
+
+
+def test_stream_closed_mid_step_raises_as_smolagents_does(instrumented: CiteTraceInstrumentor,
+                                                          cap: Captured) -> None:
+    """Closed mid-step, smolagents' generator raises on close; the caller sees that same error, and the run
+    ends without being marked failed."""
+    steps = _agent().run("q", stream=True)
+    next(steps)
+    with pytest.raises(RuntimeError, match="ignored GeneratorExit"):
+        steps.close()
+    (run,) = cap.store.runs()
+    assert run.ended_at is not None and run.error_type is None
+
+
+def test_return_full_result_answer_is_its_output(instrumented: CiteTraceInstrumentor, cap: Captured) -> None:
+    """With return_full_result the agent returns a RunResult; the stored answer is its output."""
+    result = _agent(return_full_result=True).run("q")
+    assert type(result).__name__ == "RunResult" and result.output == ANSWER
+    (run,) = cap.store.runs()
+    assert run.answer == ANSWER
+    assert list((cap.run_spans()[0].attributes or {})[names.CITATIONS]) == ["https://a.example/x"]
+
+
+def test_the_agents_failure_reaches_the_caller_and_marks_the_run(instrumented: CiteTraceInstrumentor,
+                                                                 cap: Captured) -> None:
+    """A model failure raises out of run() unchanged; the run records the error type and no answer."""
+    agent = ToolCallingAgent(tools=[lookup], model=Scripted([]), max_steps=1, verbosity_level=0)
+    with pytest.raises(Exception) as caught:
+        agent.run("q")
+    (run,) = cap.store.runs()
+    assert run.error_type == type(caught.value).__qualname__ and run.answer is None
+
+
+def test_uninstrumented_agent_makes_no_run(cap: Captured) -> None:
+    """After uninstrument the same agent runs with no run at all."""
+    instrumentor = CiteTraceInstrumentor()
+    instrumentor.instrument(tools="")
+    instrumentor.uninstrument()
+    assert _agent().run("q") == ANSWER
+    assert cap.store.runs() == [] and cap.run_spans() == []
