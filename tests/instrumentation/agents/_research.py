@@ -190,3 +190,25 @@ def figures(run: dict[str, Any]) -> dict[str, Any]:
     """The summary figures the tests compare with ``EXPECTED``."""
     summary = run["summary"] or {}
     return {key: summary.get(key) for key in EXPECTED}
+
+
+def one_run(tmp_path: Path, web: ResearchWeb, script: str, mode: str, **kwargs: Any) -> dict[str, Any]:
+    """Run ``script`` in ``mode`` (it prints ``True`` when the framework returned the scripted answer) and
+    return the one run ``citetrace runs --json`` lists (fails on any other number)."""
+    out = run_agent(tmp_path, script, web.base, mode, web.answer(), **kwargs)
+    assert out.strip() == "True", out
+    found = runs(tmp_path)
+    assert len(found) == 1, [r["agent"] for r in found]
+    return found[0]
+
+
+def two_concurrent_runs(tmp_path: Path, web: ResearchWeb, script: str, pairs: list[tuple[str, str]],
+                        **kwargs: Any) -> list[dict[str, Any]]:
+    """Run ``script``'s ``concurrent`` mode (two invocations at once) and check it made exactly two runs, in
+    two traces, named and asked as ``pairs`` says; return them."""
+    out = run_agent(tmp_path, script, web.base, "concurrent", web.answer(), **kwargs)
+    assert out.strip() == "[True, True]", out
+    found = runs(tmp_path)
+    assert sorted((r["agent"], r["question"]) for r in found) == pairs
+    assert len({r["trace_id"] for r in found}) == 2
+    return found

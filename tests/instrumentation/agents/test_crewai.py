@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
-from ._research import EXPECTED, ResearchWeb, figures, run_agent, runs
+from ._research import EXPECTED, ResearchWeb, figures, one_run, two_concurrent_runs
 
 SCRIPT = "crewai_agent.py"
 PYTHON = os.environ.get("CREWAI_PYTHON") or str(Path(__file__).parents[3] / ".venv-crewai" / "bin" / "python")
@@ -22,15 +22,12 @@ ENV = {"SERPER_API_KEY": "k", "CREWAI_TOOLS_ALLOW_UNSAFE_PATHS": "true",  # the 
        "CREWAI_DISABLE_TELEMETRY": "true", "CREWAI_DISABLE_TRACKING": "true"}  # no network for CrewAI's own
 
 
-@pytest.fixture(scope="module")
-def web() -> Iterator[ResearchWeb]:
-    """The fake Serper API and pages, shared by this module's crews."""
+@pytest.fixture
+def web(research_web: ResearchWeb) -> ResearchWeb:
+    """The fake Serper API and pages, with an empty request log; the CrewAI venv must exist."""
     assert Path(PYTHON).exists(), f"no CrewAI venv at {PYTHON}: run scripts/setup"
-    srv = ResearchWeb()
-    try:
-        yield srv
-    finally:
-        srv.close()
+    research_web.requests.clear()
+    return research_web
 
 
 def _served(web: ResearchWeb) -> dict[str, int]:
@@ -43,12 +40,7 @@ def _served(web: ResearchWeb) -> dict[str, int]:
 
 
 def _one_run(tmp_path: Path, web: ResearchWeb, mode: str) -> dict[str, Any]:
-    web.requests.clear()
-    out = run_agent(tmp_path, SCRIPT, web.base, mode, web.answer(), extra_env=ENV, python=PYTHON)
-    assert out.strip() == "True", out
-    found = runs(tmp_path)
-    assert len(found) == 1, [r["agent"] for r in found]
-    return found[0]
+    return one_run(tmp_path, web, SCRIPT, mode, extra_env=ENV, python=PYTHON)
 
 
 @pytest.mark.parametrize("mode", ["kickoff", "akickoff", "kickoff_async"])
@@ -66,12 +58,7 @@ def test_each_entry_point_is_one_summarized_run(tmp_path: Path, web: ResearchWeb
 
 def test_concurrent_crews_are_separate(tmp_path: Path, web: ResearchWeb) -> None:
     """Two crews awaited together with ``asyncio.gather`` are two runs, each with its own calls."""
-    web.requests.clear()
-    out = run_agent(tmp_path, SCRIPT, web.base, "concurrent", web.answer(), extra_env=ENV, python=PYTHON)
-    assert out.strip() == "[True, True]"
-    found = runs(tmp_path)
-    assert sorted((r["agent"], r["question"]) for r in found) == [("c1", "Q1"), ("c2", "Q2")]
-    assert len({r["trace_id"] for r in found}) == 2
+    found = two_concurrent_runs(tmp_path, web, SCRIPT, [("c1", "Q1"), ("c2", "Q2")], extra_env=ENV, python=PYTHON)
     both = {k: sum(figures(r)[k] for r in found) for k in ("searches", "reads", "rate_limited", "failed_reads")}
     assert both == _served(web)
     assert all(figures(r)["citations"] == 3 and figures(r)["empty_searches"] == 1 for r in found)

@@ -13,7 +13,9 @@ import wrapt
 from citetrace import names, research_run, traced_tool
 from citetrace.instrumentation._agents._boundary import Boundary, in_agent
 from citetrace.instrumentation._agents._deferred import Later, _context_wrapper, _handle_wrapper
-from citetrace.testing import Captured, capture_spans
+from citetrace.testing import Captured
+
+from .test_boundary import _one_run, cap  # noqa: F401 - the same fixture and check as the boundary's tests
 
 ANSWER = "See [1].\n\n[1]: https://a.example/page"
 
@@ -83,20 +85,6 @@ def wrapped() -> Iterator[None]:
     finally:
         for attr in ("stream", "iter"):
             setattr(Framework, attr, originals[attr])
-
-
-@pytest.fixture
-def cap() -> Iterator[Captured]:
-    """Spans in memory, runs in a memory store."""
-    with capture_spans() as captured:
-        yield captured
-
-
-def _one_run(cap: Captured) -> Any:
-    roots = cap.run_spans()
-    assert len(roots) == 1, [s.name for s in roots]
-    (run,) = cap.store.runs()
-    return roots[0], run
 
 
 async def test_handle_run_lasts_until_its_task_is_done(wrapped: None, cap: Captured) -> None:

@@ -44,7 +44,7 @@ async def main() -> None:
         kinds = set()
         async for event in result.stream_events():
             kinds.add(event.type)
-        print(result.final_output == answer, sorted(kinds))
+        print(result.final_output == answer and {"raw_response_event", "run_item_stream_event"} <= kinds)
     elif mode == "streamed_undrained":
         result = Runner.run_streamed(researcher(), "What is OpenTelemetry?")
         await result.run_loop_task  # nobody reads the events
@@ -68,7 +68,7 @@ async def main() -> None:
 
         with research_run("my question", agent="mine") as run:
             result = await Runner.run(researcher(), "What is OpenTelemetry?")
-        print(result.final_output == answer, run.answer == answer)
+        print(result.final_output == answer and run.answer == answer)
     elif mode == "hosted":
         model = OpenAIResponsesModel(model="gpt-5", openai_client=AsyncOpenAI(api_key="k", base_url=base + "/v1"))
         agent = Agent(name="researcher", instructions="research", tools=[WebSearchTool()], model=model,
