@@ -22,6 +22,7 @@ import os
 import time
 from typing import Any, Mapping
 
+from citetrace.eval._jsonl import read_jsonl
 from citetrace.eval._judge_eval import JudgeReport
 from citetrace.eval._types import JUDGE_LABELS, PAIR_LABELS
 
@@ -49,19 +50,10 @@ def _same(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
 
 def last_comparable(path: str, entry: Mapping[str, Any]) -> dict[str, Any] | None:
     """The latest earlier entry for the same judge, model and labels (None for a first run or a new file)."""
-    if not os.path.exists(path):
-        return None
     found = None
-    with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except ValueError as exc:
-                raise ValueError(f"{path}:{n}: not a judge-eval history line ({exc})") from exc
-            if isinstance(row, dict) and _same(row, entry):
-                found = row
+    for _, row in read_jsonl(path, "judge-eval history", missing_ok=True):
+        if _same(row, entry):
+            found = row
     return found
 
 

@@ -8,11 +8,11 @@ judge-vs-human agreement can be shown next to the human-human ceiling.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+from citetrace.eval._jsonl import read_jsonl
 from citetrace.eval._types import ABSENT, CONTRADICTED, JUDGE_ERROR, JUDGE_LABELS, PARTIAL, SUPPORTED, Passage
 
 __all__ = ["LabelledPair", "load_labels", "cohen_kappa", "wilson", "JudgeReport", "evaluate_judge", "confusion",
@@ -42,28 +42,15 @@ class LabelledPair:
 def load_labels(path: str) -> list[LabelledPair]:
     """Read a labels file; ValueError names the file, line and problem."""
     out: list[LabelledPair] = []
-    try:
-        fh = open(path, encoding="utf-8")
-    except OSError as exc:
-        raise ValueError(f"cannot read labels {path!r}: {exc.strerror}") from exc
-    with fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except ValueError as exc:
-                raise ValueError(f"{path}:{n}: not JSON ({exc})") from exc
-            if not isinstance(row, dict):
-                raise ValueError(f"{path}:{n}: expected a JSON object")
-            for key in ("claim", "passage", "label"):
-                if not isinstance(row.get(key), str) or not row[key].strip():
-                    raise ValueError(f"{path}:{n}: missing string field {key!r}")
-            for key in ("label", "label1", "label2"):
-                if row.get(key) is not None and row[key] not in JUDGE_LABELS:
-                    raise ValueError(f"{path}:{n}: {key} {row[key]!r} is not one of {', '.join(JUDGE_LABELS)}")
-            out.append(LabelledPair(str(row.get("id", n)), row["claim"], row["passage"], row["label"],
-                                    row.get("label2"), row.get("source"), row.get("label1")))
+    for n, row in read_jsonl(path, "labels"):
+        for key in ("claim", "passage", "label"):
+            if not isinstance(row.get(key), str) or not row[key].strip():
+                raise ValueError(f"{path}:{n}: missing string field {key!r}")
+        for key in ("label", "label1", "label2"):
+            if row.get(key) is not None and row[key] not in JUDGE_LABELS:
+                raise ValueError(f"{path}:{n}: {key} {row[key]!r} is not one of {', '.join(JUDGE_LABELS)}")
+        out.append(LabelledPair(str(row.get("id", n)), row["claim"], row["passage"], row["label"],
+                                row.get("label2"), row.get("source"), row.get("label1")))
     if not out:
         raise ValueError(f"labels file {path!r} has no pairs")
     return out

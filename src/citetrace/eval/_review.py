@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import random
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
@@ -28,6 +27,7 @@ from typing import Any, Iterable, Sequence
 from citetrace._redact import redact_url
 from citetrace.eval._evaluate import RunEvaluation
 from citetrace.eval._facts import extract_facts
+from citetrace.eval._jsonl import read_jsonl
 from citetrace.eval._judge_eval import cohen_kappa
 from citetrace.eval._types import JUDGE_LABELS
 
@@ -129,16 +129,12 @@ def _weighted(items: list[ReviewItem], k: int, rng: random.Random) -> list[Revie
 
 def read_queue(path: str) -> list[ReviewItem]:
     """The queued items (an absent file is an empty queue); ValueError names a bad line."""
-    if not os.path.exists(path):
-        return []
     out: list[ReviewItem] = []
-    with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if line.strip():
-                try:
-                    out.append(ReviewItem.from_dict(json.loads(line)))
-                except (ValueError, KeyError, TypeError) as exc:
-                    raise ValueError(f"{path}:{n}: not a review queue line ({exc})") from exc
+    for n, row in read_jsonl(path, "review queue", missing_ok=True):
+        try:
+            out.append(ReviewItem.from_dict(row))
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"{path}:{n}: not a review queue line (missing {exc})") from exc
     return out
 
 
@@ -162,8 +158,7 @@ def label_record(item: ReviewItem, label: str, labeller: str, at: float, note: s
 
 
 def _rows(path: str) -> dict[str, dict[str, Any]]:
-    with open(path, encoding="utf-8") as fh:
-        return {row["id"]: row for row in (json.loads(line) for line in fh if line.strip())}
+    return {str(row.get("id", n)): row for n, row in read_jsonl(path, "labels")}
 
 
 def merge_labels(first: str, second: str) -> tuple[list[dict[str, Any]], float | None, int]:

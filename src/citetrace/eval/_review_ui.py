@@ -18,6 +18,7 @@ import time
 from contextlib import contextmanager
 from typing import Callable, Iterator, Sequence, TextIO
 
+from citetrace.eval._jsonl import read_jsonl
 from citetrace.eval._review import ReviewItem, label_record
 from citetrace.eval._types import ABSENT, CONTRADICTED, PARTIAL, SUPPORTED
 
@@ -49,11 +50,7 @@ def render(item: ReviewItem, position: int, total: int, width: int = 100) -> str
 
 def labelled_ids(path: str, labeller: str) -> set[str]:
     """Ids this labeller already labelled in ``path`` (a labelling session resumes where it stopped)."""
-    if not os.path.exists(path):
-        return set()
-    with open(path, encoding="utf-8") as fh:
-        rows = [json.loads(line) for line in fh if line.strip()]
-    return {r["id"] for r in rows if r.get("labeller") == labeller}
+    return {str(r.get("id")) for _, r in read_jsonl(path, "labels", missing_ok=True) if r.get("labeller") == labeller}
 
 
 def _drop_last(path: str, item_id: str) -> None:
