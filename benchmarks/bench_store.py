@@ -102,8 +102,21 @@ def traced(order: list[int], store: Any) -> float:
     return spent
 
 
+def agent(order: list[int], store: Any) -> float:
+    """The same loop through the store ``configure()`` gives an agent: ``BufferedStore`` over SQLite with the
+    100 ms lock wait, the store free (what the lock-wait bound and the retry queue cost when nothing waits)."""
+    from citetrace.store import SQLiteStore, agent_store
+
+    buffered = agent_store(SQLiteStore(store.path, lock_wait_s=0.1))
+    try:
+        return direct(order, buffered)
+    finally:
+        buffered.close()
+
+
 MODES: dict[str, tuple[str, Callable[[list[int], Any], float]]] = {
     "direct": ("SQLiteStore.put_document", direct),
+    "agent": ("the agent's store (BufferedStore), free", agent),
     "traced": ('@traced_tool(kind="fetch") in research_run', traced),
 }
 

@@ -93,13 +93,14 @@ def test_capture_quick_prints_search_and_fetch_tables() -> None:
 
 
 def test_store_quick_stores_each_text_once() -> None:
-    """bench_store --quick writes 300 documents and exactly one text per distinct page, in both modes."""
+    """bench_store --quick writes 300 documents and exactly one text per distinct page, in every mode."""
     out = _run("bench_store.py", "--quick")
     (table,) = _tables(out)
     assert table[0][0] == "store write" and table[0][-1] == "texts / documents"
     unique = len(set(bench_store.plan(300, 0.3)))
     assert 0 < unique < 300
-    assert [row[0] for row in table[1:]] == ["SQLiteStore.put_document", '@traced_tool(kind="fetch") in research_run']
+    assert [row[0] for row in table[1:]] == ["SQLiteStore.put_document", "the agent's store (BufferedStore), free",
+                                        '@traced_tool(kind="fetch") in research_run']
     for row in table[1:]:
         assert row[-1] == f"{unique:,} / 300", row
         assert all(_number(cell) > 0 for cell in row[1:-1]), row
