@@ -39,7 +39,8 @@ def _store_with_runs(path: Path, *run_ids: str, calls: int = 1) -> str:
     return f"sqlite:///{path}"
 
 
-COMMANDS = [("runs",), ("show", "r1"), ("eval", "r1", "--offline"), ("gate", "r1", "--offline")]
+COMMANDS = [("runs",), ("show", "r1"), ("eval", "r1", "--offline"), ("gate", "r1", "--offline"), ("view", "r1"),
+            ("ui", "--port", "0"), ("ledger", "show", "r1")]
 
 
 @pytest.mark.parametrize("command", COMMANDS + [("demo", "--check")], ids=lambda c: c[0])

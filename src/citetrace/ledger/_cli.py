@@ -6,11 +6,11 @@ import argparse
 import json
 import sys
 import time
-from citetrace.cli import CommandError
+from citetrace.cli import CommandError, open_store_for_reading
 from citetrace.ledger._audit import audit
 from citetrace.ledger._ledger import Ledger
 from citetrace.ledger._model import LedgerError
-from citetrace.store import Store, open_store
+from citetrace.store import Store
 
 __all__ = ["register", "format_ledger"]
 
@@ -57,10 +57,7 @@ def format_ledger(ledger: Ledger) -> str:
 
 
 def _open(args: argparse.Namespace) -> tuple[Store, Ledger]:
-    try:
-        store = open_store(args.store)
-    except (ValueError, OSError) as exc:
-        raise CommandError(f"cannot open store {args.store!r}: {exc}") from exc
+    store = open_store_for_reading(args.store)  # read-only: never creates a store; errors are one line
     try:
         return store, Ledger.open(args.run_id, store=store)
     except LedgerError as exc:

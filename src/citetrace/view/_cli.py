@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from typing import Any
 
 from citetrace import names
-from citetrace.cli import CommandError
-from citetrace.store import Store, open_store
+from citetrace.cli import CommandError, open_store_for_reading
+from citetrace.store import Store
 
 __all__ = ["register"]
 
@@ -48,11 +47,7 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
 
 
 def _store(uri: str | None) -> Store:
-    try:
-        return open_store(uri)
-    except (ValueError, OSError) as exc:
-        raise CommandError(f"cannot open store {uri or os.environ.get(names.ENV_STORE) or names.STORE_DEFAULT_URI}: "
-                           f"{exc}") from exc
+    return open_store_for_reading(uri)  # read-only: never creates a store; errors are one line
 
 
 def _load_eval(path: str) -> dict[str, Any]:
