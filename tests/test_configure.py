@@ -167,13 +167,18 @@ def test_works_without_configure_and_opens_store_lazily(tmp_path: Path) -> None:
 
 
 def test_collector_sampling_exports_every_span(otlp_receiver: tuple[str, OtlpReceiver], tmp_path: Path) -> None:
-    """In the fleet setup (CITETRACE_METRICS=off) a healthy run's every span is exported, summary on its root."""
+    """By default (and in the fleet setup, CITETRACE_METRICS=off) a healthy run's every span is exported, the
+    decision on its root; CITETRACE_SAMPLING=embedded opts in to exporting only its root."""
     endpoint, receiver = otlp_receiver
     healthy = AGENT.replace("return []                      #", "return [{'url': 'https://a.example/1'}]  #")
     env = {"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint, "CITETRACE_STORE": "memory://", "CITETRACE_SAMPLE_PERCENT": "0"}
-    out = _run(healthy, tmp_path, **env)
+    out = _run(healthy, tmp_path, CITETRACE_SAMPLING="embedded", **env)
     assert out.returncode == 0, out.stderr
     assert [n for n, _, _ in _spans(receiver)] == ["invoke_agent cfg-agent"]  # embedded: healthy run, root only
+    receiver.requests.clear()
+    out = _run(healthy, tmp_path, **env)
+    assert out.returncode == 0, out.stderr
+    assert len(_spans(receiver)) == 3
     receiver.requests.clear()
     out = _run(healthy, tmp_path, CITETRACE_METRICS="off", **env)
     assert out.returncode == 0, out.stderr

@@ -17,11 +17,13 @@ from typing import Any
 from opentelemetry import trace
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
-from opentelemetry.sdk.trace.export import ConsoleSpanExporter, SpanExporter
+from opentelemetry.sdk.trace.export import SpanExporter
 
 from citetrace import names
 from citetrace._exitbound import BoundedBatchSpanProcessor
 from citetrace.capture import _state
+from citetrace._exporters import exporters_from_env
+from citetrace._join import JoiningTracerProvider
 from citetrace.config import Settings, load_settings
 from citetrace.store import BufferedStore, Store, agent_store, set_default_store
 
@@ -78,45 +80,21 @@ class Telemetry:
 
 
 def exporter_from_env(environ: dict[str, str] | None = None) -> SpanExporter | None:
-    """The span exporter the standard variables ask for (``otlp`` over http/protobuf by default).
-
-    ``OTEL_TRACES_EXPORTER=none`` gives None; an unknown value warns and falls back to ``otlp``.
-    """
-    env = os.environ if environ is None else environ
-    choice = env.get(names.ENV_OTEL_TRACES_EXPORTER, "otlp").strip().lower() or "otlp"
-    first = choice.split(",")[0].strip()
-    if first not in ("otlp", "console", "none"):
-        _log.warning("citetrace: ignoring %s=%r (expected otlp, console or none); using otlp",
-                     names.ENV_OTEL_TRACES_EXPORTER, choice)
-        first = "otlp"
-    if first == "none":
-        return None
-    if first == "console":
-        return ConsoleSpanExporter()
-    protocol = env.get(names.ENV_OTEL_EXPORTER_OTLP_PROTOCOL, "http/protobuf").strip().lower()
-    if protocol not in ("http/protobuf", "grpc", "http/json"):
-        _log.warning("citetrace: ignoring %s=%r (expected http/protobuf or grpc); using http/protobuf",
-                     names.ENV_OTEL_EXPORTER_OTLP_PROTOCOL, protocol)
-        protocol = "http/protobuf"
-    if protocol == "grpc":
-        from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcExporter
-
-        return GrpcExporter()
-    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter as HttpExporter
-
-    return HttpExporter()
+    """The first exporter ``OTEL_TRACES_EXPORTER`` names (see ``citetrace._exporters``), or None for ``none``."""
+    found = exporters_from_env(environ)
+    return found[0] if found else None
 
 
-def _summary_processor(settings: Settings, store: Store | None, exporter: SpanExporter | None) -> tuple[
-    SpanProcessor | None, Any
-]:
-    """citetrace's processor: summary, metrics and keep-on-failure sampling in front of the exporter."""
+def _summary_processor(settings: Settings, store: Store | None, exporters: list[SpanExporter],
+                       spans_from: trace.TracerProvider) -> tuple[Any, Any]:
+    """citetrace's processor: summary, metrics and (opted in) keep-on-failure sampling before the exporters."""
     from prometheus_client import CollectorRegistry
 
     from citetrace.summary import TraceSummaryProcessor
 
     registry = CollectorRegistry(auto_describe=True) if settings.metrics == "embedded" else None
-    processor = TraceSummaryProcessor(settings=settings, store=store, registry=registry, exporter=exporter)
+    processor = TraceSummaryProcessor(settings=settings, store=store, registry=registry, exporter=exporters or None,
+                                      tracer_provider=spans_from)
     return processor, registry
 
 
@@ -128,10 +106,13 @@ def configure(
     capture_content: bool | None = None,
     metrics: str | None = None,
     metrics_port: int | None = None,
+    set_global: bool = True,
     **settings: Any,
 ) -> Telemetry:
     """Set citetrace up. Arguments beat ``CITETRACE_*``/``OTEL_*`` variables, which beat defaults.
 
+    When no SDK provider is set, one is created; ``set_global=False`` keeps it private and joins the
+    provider the application sets later (``citetrace._join``; what the start-up hook does).
     ``OTEL_SDK_DISABLED=true`` makes every wrapper a straight call and sets nothing up.
     """
     global _current
@@ -160,6 +141,7 @@ def configure(
 
     owns = False
     provider = tracer_provider
+    exporters = [exporter] if exporter is not None else []
     if provider is None:
         existing = trace.get_tracer_provider()
         if isinstance(existing, TracerProvider):
@@ -167,23 +149,27 @@ def configure(
         else:
             service = resolved.service_name or "research-agent"
             provider = TracerProvider(resource=Resource.create({"service.name": service}))
-            trace.set_tracer_provider(provider)
+            if set_global:
+                trace.set_tracer_provider(provider)
             owns = True
             if exporter is None:
-                exporter = exporter_from_env()
+                exporters = exporters_from_env()
     if not isinstance(provider, TracerProvider):
         raise TypeError("configure(tracer_provider=...) expects an opentelemetry.sdk.trace.TracerProvider")
 
-    # Embedded sampling: the summary processor buffers each trace and exports only kept ones. Collector
-    # sampling (the fleet setup): every span is exported and the collector's tail sampler decides, because
-    # `citetrace serve` behind it must see every span to summarize a run.
-    embedded = resolved.sampling_mode == "embedded"
-    processor, registry = _summary_processor(resolved, run_store, exporter if embedded else None)
-    if processor is not None:
-        provider.add_span_processor(processor)
-    if exporter is not None and (processor is None or not embedded):
-        provider.add_span_processor(BoundedBatchSpanProcessor(exporter))
-    _state.reset(resolved, tracer_provider=provider, store_=run_store)
+    # Collector sampling (the default): every span is exported and a collector's tail sampler may decide,
+    # reading the decision off the run's root. Embedded sampling (opt-in): the summary processor holds
+    # citetrace's spans per trace and exports only kept ones, through the SDK's BatchSpanProcessor.
+    embedded = resolved.sampling_mode == names.SAMPLING_EMBEDDED
+    spans_from: trace.TracerProvider = provider
+    if owns and not set_global:
+        spans_from = JoiningTracerProvider(provider, on_join=lambda app: app.add_span_processor(processor.observer()))
+    processor, registry = _summary_processor(resolved, run_store, exporters if embedded else [], spans_from)
+    provider.add_span_processor(processor)
+    if not embedded:
+        for each in exporters:
+            provider.add_span_processor(BoundedBatchSpanProcessor(each))
+    _state.reset(resolved, tracer_provider=spans_from, store_=run_store)
 
     server = None
     if registry is not None and resolved.metrics_port is not None:

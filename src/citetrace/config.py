@@ -33,7 +33,8 @@ class Settings:
     store_queue_max: int = 10_000
     store_exit_wait_seconds: float = 5.0
     metrics: str = "embedded"
-    sampling: str | None = None
+    sampling: str = names.SAMPLING_COLLECTOR
+    sampling_scope: str = names.SCOPE_CITETRACE
     metrics_port: int | None = None
     empty_fetch_chars: int = 200
     max_urls: int = 50
@@ -50,10 +51,8 @@ class Settings:
 
     @property
     def sampling_mode(self) -> str:
-        """Where keep-on-failure sampling happens: ``embedded`` or ``collector`` (see ``CITETRACE_SAMPLING``)."""
-        if self.sampling is not None:
-            return self.sampling
-        return "collector" if self.metrics == "off" else "embedded"
+        """Where spans are dropped: ``collector`` (default: export all) or ``embedded`` (see ``CITETRACE_SAMPLING``)."""
+        return self.sampling
 
 
 def _parse_bool(raw: str) -> bool:
@@ -93,11 +92,14 @@ def _parse_metrics(raw: str) -> str:
     return value
 
 
-def _parse_sampling(raw: str) -> str:
-    value = raw.strip().lower()
-    if value not in ("embedded", "collector"):
-        raise ValueError(f"expected 'embedded' or 'collector', got {raw!r}")
-    return value
+def _one_of(*allowed: str) -> Callable[[str], str]:
+    def parse(raw: str) -> str:
+        value = raw.strip().lower()
+        if value not in allowed:
+            raise ValueError(f"expected one of {', '.join(allowed)}, got {raw!r}")
+        return value
+
+    return parse
 
 
 def _parse_port(raw: str) -> int:
@@ -128,7 +130,8 @@ _ENV: dict[str, tuple[tuple[str, ...], Callable[[str], Any]]] = {
     "store_queue_max": ((names.ENV_STORE_QUEUE_MAX,), _parse_positive_int),
     "store_exit_wait_seconds": ((names.ENV_STORE_EXIT_WAIT_SECONDS,), _parse_nonnegative_float),
     "metrics": ((names.ENV_METRICS,), _parse_metrics),
-    "sampling": ((names.ENV_SAMPLING,), _parse_sampling),
+    "sampling": ((names.ENV_SAMPLING,), _one_of(*names.SAMPLING_MODES)),
+    "sampling_scope": ((names.ENV_SAMPLING_SCOPE,), _one_of(*names.SAMPLING_SCOPES)),
     "metrics_port": ((names.ENV_METRICS_PORT,), _parse_port),
     "empty_fetch_chars": ((names.ENV_EMPTY_FETCH_CHARS,), _parse_positive_int),
     "max_urls": ((names.ENV_MAX_URLS,), _parse_positive_int),
@@ -212,8 +215,10 @@ def _check_override(field_name: str, value: Any) -> None:
         expected = str
     if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
         raise ValueError(f"citetrace setting {field_name}={value!r}: expected {expected}")
-    if field_name == "sampling" and value not in ("embedded", "collector"):
-        raise ValueError(f"citetrace setting sampling={value!r}: expected 'embedded' or 'collector'")
+    if field_name == "sampling" and value not in names.SAMPLING_MODES:
+        raise ValueError(f"citetrace setting sampling={value!r}: expected one of {names.SAMPLING_MODES}")
+    if field_name == "sampling_scope" and value not in names.SAMPLING_SCOPES:
+        raise ValueError(f"citetrace setting sampling_scope={value!r}: expected one of {names.SAMPLING_SCOPES}")
     if field_name == "metrics" and value not in ("embedded", "off"):
         raise ValueError(f"citetrace setting metrics={value!r}: expected 'embedded' or 'off'")
     if field_name == "sample_percent" and not 0 <= float(value) <= 100:

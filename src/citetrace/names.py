@@ -116,6 +116,17 @@ ANSWER_TEXT: Final = "citetrace.answer.text"
 """Opt-in content: the recorded answer."""
 ANSWER_HASH: Final = "citetrace.answer.hash"
 """Root span: sha256 of the recorded answer. Always on."""
+SUMMARY_SPAN_NAME: Final = "citetrace.run.summary"
+"""Name of the span citetrace adds, as the last child of a trace whose root another instrumentation (or the
+application) made, to carry ``citetrace.run.id`` and the ``citetrace.summary.*`` attributes for a collector's
+tail sampler: a span citetrace did not create cannot be written on before it is exported."""
+FOREIGN_AGENT_SUFFIXES: Final = (".run", ".workflow", ".agent", ".kickoff", ".task")
+"""Trailing parts of a foreign root's span name (``ToolCallingAgent.run``, ``crewai.workflow``) dropped to name
+the run's agent when the root carries no ``gen_ai.agent.name``."""
+INSTRUMENTATION_SCOPE: Final = "citetrace"
+"""Instrumentation scope (tracer name) of every span citetrace creates."""
+SCHEMA_URL: Final = "https://opentelemetry.io/schemas/1.44.0"
+"""Semantic-conventions schema of citetrace's spans (set on its tracer, as contrib instrumentors do)."""
 CAPTURE_ERRORS: Final = "citetrace.capture.errors"
 """Count of telemetry errors swallowed while building this span (normally absent)."""
 
@@ -494,9 +505,20 @@ ENV_AUTO_INSTRUMENT: Final = "CITETRACE_AUTO_INSTRUMENT"
 ENV_METRICS: Final = "CITETRACE_METRICS"
 """``embedded`` (default: this process exports metrics) or ``off`` (leave them to ``citetrace serve``)."""
 ENV_SAMPLING: Final = "CITETRACE_SAMPLING"
-"""``embedded``: keep-on-failure sampling in this process, before the exporter; ``collector``: export every
-span and let the collector's tail sampler decide (it reads ``citetrace.summary.keep``). Default: ``embedded``,
-or ``collector`` when ``CITETRACE_METRICS=off`` (the fleet setup, where ``citetrace serve`` needs every span)."""
+"""``collector`` (default): export every span; the decision is only recorded (``citetrace.summary.keep`` /
+``failed``) for a collector's tail sampler. ``embedded`` (opt-in): keep-on-failure sampling in this process,
+before citetrace's own exporter (it has no effect on an application's provider and exporters)."""
+ENV_SAMPLING_SCOPE: Final = "CITETRACE_SAMPLING_SCOPE"
+"""With ``CITETRACE_SAMPLING=embedded``: ``citetrace`` (default) samples only the spans citetrace created and
+exports every other span at once; ``trace`` samples whole traces, other instrumentations' spans included."""
+SAMPLING_COLLECTOR: Final = "collector"
+SAMPLING_EMBEDDED: Final = "embedded"
+SAMPLING_MODES: Final = (SAMPLING_COLLECTOR, SAMPLING_EMBEDDED)
+"""Closed set of ``CITETRACE_SAMPLING`` values."""
+SCOPE_CITETRACE: Final = "citetrace"
+SCOPE_TRACE: Final = "trace"
+SAMPLING_SCOPES: Final = (SCOPE_CITETRACE, SCOPE_TRACE)
+"""Closed set of ``CITETRACE_SAMPLING_SCOPE`` values."""
 ENV_METRICS_PORT: Final = "CITETRACE_METRICS_PORT"
 """If set, ``configure()`` serves metrics on this port on 127.0.0.1."""
 ENV_EMPTY_FETCH_CHARS: Final = "CITETRACE_EMPTY_FETCH_CHARS"
@@ -583,6 +605,8 @@ ENV_OTEL_EXPORTER_OTLP_TIMEOUT: Final = "OTEL_EXPORTER_OTLP_TIMEOUT"
 """The OTLP exporters' timeout per export, in seconds (the SDK's reading; default 10): also bounds exit."""
 ENV_OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: Final = "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT"
 """The span exporter's own timeout, in seconds; wins over ``OTEL_EXPORTER_OTLP_TIMEOUT``."""
+ENV_OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: Final = "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
+ENV_OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: Final = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
 ENV_OTEL_SERVICE_NAME: Final = "OTEL_SERVICE_NAME"
 
 STORE_DEFAULT_URI: Final = "sqlite:///.citetrace/store.db"

@@ -29,7 +29,15 @@ import sys
 import tavily
 import trafilatura
 from opentelemetry import trace
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from trafilatura.settings import use_config
+
+# the application's own provider, set after start-up (the Phoenix/Langfuse pattern): citetrace joins it
+provider = TracerProvider()
+provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+trace.set_tracer_provider(provider)
 
 base = sys.argv[1]
 cfg = use_config()
@@ -42,6 +50,7 @@ with trace.get_tracer("my-agent").start_as_current_span("invoke_agent e2e-agent"
     for result in found["results"]:
         trafilatura.fetch_url(result["url"], config=cfg)
     tavily.TavilyClient(api_key="k", api_base_url=base + "/empty").search("nothing matches this")
+provider.force_flush()
 print("agent done", "citetrace" in sys.modules, flush=True)
 sys.stdin.readline()  # a long-running agent: the test reads its metrics, then lets it exit
 """

@@ -219,3 +219,36 @@ def test_a_failing_shape_hook_never_reaches_the_agent(cap: Captured, tmp_path: P
         patcher.stop()
         sys.path.remove(str(tmp_path))
         sys.modules.pop("shape_lib", None)
+
+
+@responses.activate
+def test_instrument_honours_tracer_provider_and_sets_a_schema_url(cap: Captured) -> None:
+    """instrument(tracer_provider=tp) sends the wrapped calls' spans to tp, under a tracer with citetrace's
+    schema_url, as contrib instrumentors do; uninstrument() gives citetrace its previous provider back."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from citetrace import names
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    responses.post("https://api.tavily.com/search", json={"results": [{"url": "https://x.example"}]})
+    instrumentor = CiteTraceInstrumentor()
+    instrumentor.instrument(tools="", tracer_provider=provider)
+    try:
+        tavily.TavilyClient(api_key="k").search("q")
+    finally:
+        instrumentor.uninstrument()
+    (span,) = exporter.get_finished_spans()
+    assert span.name == "execute_tool tavily.search" and cap.spans == []
+    assert span.instrumentation_scope is not None
+    assert (span.instrumentation_scope.name, span.instrumentation_scope.schema_url) == (
+        names.INSTRUMENTATION_SCOPE, names.SCHEMA_URL)
+    instrumentor.instrument(tools="")
+    try:
+        tavily.TavilyClient(api_key="k").search("q")
+    finally:
+        instrumentor.uninstrument()
+    assert len(exporter.get_finished_spans()) == 1 and len(cap.spans) == 1

@@ -84,3 +84,22 @@ def test_bad_input_is_one_clear_line(tmp_path: Path) -> None:
     assert "no run 'no-such-run'" in out.stderr and "Traceback" not in out.stderr
     out = _citetrace("runs", "--store", "mysql://x")
     assert out.returncode == 2 and "unsupported store URI" in out.stderr
+
+
+def test_show_and_eval_name_an_ambiguous_prefix(tmp_path: Path) -> None:
+    """`show` and `eval` with a prefix two runs share: a one-line error saying how many match, no traceback;
+    the trace id finds the run."""
+    store = SQLiteStore(tmp_path / "store.db")
+    with capture_spans(store=store):
+        with research_run("q1", agent="scout") as first:
+            search("a")
+        with research_run("q2", agent="scout") as second:
+            search("b")
+    store.close()
+    prefix = next(first.id[:n] for n in range(len(first.id)) if not second.id.startswith(first.id[:n + 1]))
+    uri = f"sqlite:///{tmp_path / 'store.db'}"
+    for command in ("show", "eval"):
+        out = _citetrace(command, prefix, "--store", uri)
+        assert out.returncode != 0 and "matches 2 runs" in out.stderr and "Traceback" not in out.stderr
+    out = _citetrace("show", first.trace_id, "--store", uri, "--json")
+    assert out.returncode == 0 and json.loads(out.stdout)["run_id"] == first.id

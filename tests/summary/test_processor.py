@@ -209,7 +209,8 @@ def test_plain_readable_spans_are_summarized(make_rig: Callable[..., Rig]) -> No
     rig = make_rig()
     tid = 0xABC
     root_ctx = SpanContext(tid, 1, is_remote=False, trace_flags=TraceFlags(1))
-    tool = ReadableSpan("execute_tool s", SpanContext(tid, 2, is_remote=False), parent=root_ctx,
+    tool = ReadableSpan("execute_tool s", SpanContext(tid, 2, is_remote=False, trace_flags=TraceFlags(1)),
+                        parent=root_ctx,
                         attributes={names.TOOL_KIND: "search", names.TOOL_STATUS: "empty", names.RUN_ID: "r1",
                                     names.GEN_AI_AGENT_NAME: "hand"}, start_time=0, end_time=2_000_000)
     root = ReadableSpan("invoke_agent hand", root_ctx, parent=None,

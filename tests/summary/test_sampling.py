@@ -63,8 +63,9 @@ def test_stable_sample_is_the_collector_hash(make_rig: Callable[..., Rig]) -> No
 
 
 def test_late_span_follows_the_decision(make_rig: Callable[..., Rig]) -> None:
-    """A span ending after its root: never exported for a dropped trace, exported for a kept one."""
-    rig = make_rig(sample_percent=0.0)
+    """Sampling whole traces: a span ending after its root is never exported for a dropped trace, exported for
+    a kept one."""
+    rig = make_rig(sample_percent=0.0, sampling_scope="trace")
     with research_run("q", agent="scout"):
         search("solar")
         straggler = rig.tracer.start_span("background fetch")
@@ -97,7 +98,7 @@ def test_capacity_evicts_oldest_and_counts(make_rig: Callable[..., Rig]) -> None
     """With max_traces=2, a third open trace evicts the oldest: counted, its buffered spans exported."""
     from opentelemetry import trace
 
-    rig = make_rig(max_traces=2)
+    rig = make_rig(max_traces=2, sampling_scope="trace")
     roots = []
     for i in range(3):
         root = rig.tracer.start_span(f"job{i}")
@@ -115,7 +116,7 @@ def test_ttl_evicts_traces_whose_root_never_ends(make_rig: Callable[..., Rig]) -
     """A trace idle longer than the TTL is evicted (counted as ttl); its late spans are still exported."""
     from opentelemetry import trace
 
-    rig = make_rig(trace_ttl_seconds=0.05)
+    rig = make_rig(trace_ttl_seconds=0.05, sampling_scope="trace")
     root = rig.tracer.start_span("stuck")
     rig.tracer.start_span("child", context=trace.set_span_in_context(root)).end()
     assert rig.processor.traces_in_flight == 1
@@ -131,7 +132,7 @@ def test_shutdown_exports_in_flight_traces(make_rig: Callable[..., Rig]) -> None
     """Shutdown evicts in-flight traces (reason shutdown) and exports what they buffered."""
     from opentelemetry import trace
 
-    rig = make_rig()
+    rig = make_rig(sampling_scope="trace")
     root = rig.tracer.start_span("open")
     rig.tracer.start_span("child", context=trace.set_span_in_context(root)).end()
     rig.processor.shutdown()
@@ -143,7 +144,7 @@ def test_fork_child_starts_empty_and_works(make_rig: Callable[..., Rig]) -> None
     """After fork the child holds none of the parent's traces and summarizes and exports its own runs."""
     from opentelemetry import trace
 
-    rig = make_rig()
+    rig = make_rig(sampling_scope="trace")
     root = rig.tracer.start_span("parent-open")
     rig.tracer.start_span("child", context=trace.set_span_in_context(root)).end()
     assert rig.processor.traces_in_flight == 1

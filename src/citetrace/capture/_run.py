@@ -243,12 +243,22 @@ def start_run(question: str | None, agent: str) -> Run:
     return run
 
 
-def run_context(run: Run) -> Any:
+def run_context(run: Run, *, beside_foreign: bool = False) -> Any:
     """The OpenTelemetry context that makes ``run`` current (its span, and the run under ``RUN_CONTEXT_KEY``)
-    on top of the current one; None for a run without a span (disabled)."""
+    on top of the current one; None for a run without a span (disabled).
+
+    ``beside_foreign`` (the agent-boundary wrappers): when the current span was made by another
+    instrumentation (OpenInference's ``{agent}.run``, which wraps the same call), the run's span is not made
+    current, only the run: the other instrumentation's child spans keep their parent, as without citetrace,
+    and the run's span is a sibling that still carries the summary."""
     if run.span is trace.INVALID_SPAN:
         return None
-    return otel_context.set_value(RUN_CONTEXT_KEY, run, trace.set_span_in_context(run.span))
+    current = trace.get_current_span()
+    scope = getattr(current, "instrumentation_scope", None)
+    foreign = beside_foreign and current.is_recording() and getattr(scope, "name", None) != (
+        names.INSTRUMENTATION_SCOPE)
+    base = otel_context.get_current() if foreign else trace.set_span_in_context(run.span)
+    return otel_context.set_value(RUN_CONTEXT_KEY, run, base)
 
 
 def attach_run(run: Run, ctx: Any = None) -> tuple[Any, Any]:

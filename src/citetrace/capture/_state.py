@@ -14,6 +14,7 @@ from typing import Callable
 from opentelemetry import trace
 from opentelemetry.trace import Tracer, TracerProvider
 
+from citetrace import names
 from citetrace.capture._hooks import error_listeners
 from citetrace.config import Settings, load_settings
 from citetrace.store import Store, default_store
@@ -71,11 +72,22 @@ def get_tracer() -> Tracer:
     if tracer is None:
         provider = state.tracer_provider
         if provider is not None:
-            tracer = provider.get_tracer("citetrace", _VERSION)
+            tracer = provider.get_tracer(names.INSTRUMENTATION_SCOPE, _VERSION, schema_url=names.SCHEMA_URL)
         else:
-            tracer = trace.get_tracer("citetrace", _VERSION)
+            tracer = trace.get_tracer(names.INSTRUMENTATION_SCOPE, _VERSION, schema_url=names.SCHEMA_URL)
         state.tracer = tracer
     return tracer
+
+
+def use_tracer_provider(provider: TracerProvider | None) -> TracerProvider | None:
+    """Make citetrace's spans come from ``provider`` (None: the configured or global one); return the previous.
+
+    ``CiteTraceInstrumentor().instrument(tracer_provider=tp)`` uses it, as contrib instrumentors do.
+    """
+    previous = state.tracer_provider
+    state.tracer_provider = provider
+    state.tracer = None
+    return previous
 
 
 def store() -> Store:

@@ -3,8 +3,9 @@
 The package installs ``citetrace_autoinstrument.pth`` into site-packages. Python runs its one line at every
 start-up: it reads one environment variable and, only when that is set to something other than a false
 value, imports this module and calls ``start()``. ``start()`` configures citetrace from the standard
-``OTEL_*``/``CITETRACE_*`` variables, instruments, and flushes spans when the process exits. It never
-raises: a failure is logged once and the agent runs untraced.
+``OTEL_*``/``CITETRACE_*`` variables, instruments, and flushes spans when the process exits. It never sets
+the global TracerProvider (the application's to set, even after start-up). It never raises: a failure is
+logged once and the agent runs untraced.
 """
 
 from __future__ import annotations
@@ -41,12 +42,15 @@ def _disabled_by_otel() -> bool:
 
 
 def _configure_once() -> None:
-    """Set citetrace up from the environment unless the application already did; flush at exit."""
+    """Set citetrace up from the environment unless the application already did; flush at exit.
+
+    The global TracerProvider is never taken here: it belongs to the application, which may set its own
+    after start-up (then citetrace joins it, see ``citetrace._join``)."""
     from citetrace import configure
     from citetrace._configure import current
 
     if current() is None:
-        atexit.register(configure().shutdown)
+        atexit.register(configure(set_global=False).shutdown)
 
 
 def post_instrument() -> None:

@@ -111,7 +111,7 @@ class MemoryStore:
         with self._lock:
             run = self._runs.get(run_id) or next((r for r in self._runs.values() if r.trace_id == run_id), None)
             if run is None:
-                matches = [r for k, r in self._runs.items() if k.startswith(run_id)]
+                matches = [r for k, r in self._runs.items() if k.startswith(run_id) or r.trace_id.startswith(run_id)]
                 if len(matches) > 1:
                     raise AmbiguousRunId(run_id, len(matches), self.uri)
                 run = matches[0] if matches else None
@@ -141,6 +141,7 @@ class MemoryStore:
     def ledger_rows(self, run_id: str, table: str) -> list[tuple[str, dict[str, Any]]]:
         with self._lock:
             return copy.deepcopy(list(self._rows.get((run_id, table), {}).items()))
+
 
     def close(self) -> None:
         """Nothing to release."""

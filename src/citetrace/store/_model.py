@@ -179,7 +179,9 @@ class Store(Protocol):
     def get_run(self, run_id: str) -> RunRecord | None:
         """One run, by id, trace id or unique id prefix; None when nothing matches.
 
-        Raises ``AmbiguousRunId`` when a prefix matches several runs, so callers can say how many."""
+        Raises ``AmbiguousRunId`` when a prefix matches several runs, so callers can say how many. A prefix
+        matches run ids and trace ids (a run under a root another instrumentation made has its trace id as
+        its id)."""
         ...
 
     def ledger_write(
@@ -199,6 +201,7 @@ class Store(Protocol):
     def ledger_rows(self, run_id: str, table: str) -> list[tuple[str, dict[str, Any]]]:
         """A run's rows of one ledger table as (key, data), in creation order."""
         ...
+
 
     def close(self) -> None:
         """Release connections."""

@@ -361,13 +361,16 @@ class SQLiteStore:
         rows = self._read(self._RUN_SQL + " WHERE r.run_id = ? OR r.trace_id = ?", (run_id, run_id))
         if not rows:
             like = run_id.replace("%", "").replace("_", "\\_") + "%"
-            rows = self._read(self._RUN_SQL + " WHERE r.run_id LIKE ? ESCAPE '\\' LIMIT 2", (like,))
+            # a unique prefix of a run id, or of a trace id (a foreign root's run is filed under its trace id)
+            match = " WHERE {0}run_id LIKE ? ESCAPE '\\' OR {0}trace_id LIKE ? ESCAPE '\\'"
+            rows = self._read(self._RUN_SQL + match.format("r.") + " LIMIT 2", (like, like))
             if len(rows) > 1:
-                count = self._read("SELECT COUNT(*) AS n FROM runs WHERE run_id LIKE ? ESCAPE '\\'", (like,))
+                count = self._read("SELECT COUNT(*) AS n FROM runs" + match.format(""), (like, like))
                 raise AmbiguousRunId(run_id, int(count[0]["n"]), self.uri)
             if not rows:
                 return None
         return self._run(rows[0])
+
 
 
 _CALL_FIELDS = tuple(f.name for f in fields(ToolCallRecord))

@@ -1,26 +1,29 @@
 """``TraceSummaryProcessor``: summarize each run as its spans end, record metrics, keep failed traces.
 
-Per trace it holds one small accumulator per run (counters and URL sets, not spans) and, when it has an
-exporter, the trace's finished spans until the keep decision. The decision is made when the trace's local
-root ends; a run's ``invoke_agent`` span is exported at once (it carries the summary) and so is the local
-root, whatever the decision. All state is bounded (traces in flight, spans per trace, spans buffered in all,
+Per trace it holds one small accumulator per run (counters and URL sets, not spans). With an exporter
+(``CITETRACE_SAMPLING=embedded``) it also holds the trace's finished citetrace spans until the keep decision
+and hands what is kept to the SDK's ``BatchSpanProcessor``; spans other instrumentations made are handed on
+at once unless ``CITETRACE_SAMPLING_SCOPE=trace``. The decision is made when the trace's local root ends; a
+run's ``invoke_agent`` span is exported at once (it carries the summary) and so is the local root, whatever
+the decision. A local root citetrace did not create, with citetrace tool spans under it, makes a run of its
+own (``_foreign``). All state is bounded (traces in flight, spans per trace, spans buffered in all,
 decided-trace cache) and every bound that bites is counted. Nothing here raises into the agent.
 """
 
 from __future__ import annotations
 
-import functools
+import dataclasses
 import threading
 import time
 import weakref
 from collections import OrderedDict
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from opentelemetry.context import Context
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 from opentelemetry.sdk.trace.export import SpanExporter
 from opentelemetry.trace import Span as ApiSpan
-from opentelemetry.trace import StatusCode
+from opentelemetry.trace import StatusCode, TracerProvider
 from prometheus_client import CollectorRegistry
 
 from citetrace import names
@@ -35,13 +38,16 @@ from citetrace.capture._hooks import (
 from citetrace.config import Settings, load_settings
 from citetrace._exitbound import exit_bound_seconds
 from citetrace.store._buffered import BufferedStore
-from citetrace.store._model import Store
+from citetrace.store._model import Store, ToolCallRecord
+from citetrace.summary._export import batch_processors
+from citetrace.summary._foreign import Observer, call_records, foreign_agent, watch_parent
 from citetrace.summary._metrics import SummaryMetrics
 from citetrace.summary._model import SpanRecord, Thresholds, TraceSummary
 from citetrace.summary._spans import Trace as _Trace
 from citetrace.summary._spans import attributes_of as _attributes
 from citetrace.summary._spans import service_name as _service_name
 from citetrace.summary._summarize import RunAccumulator
+from citetrace.summary._report import Reporter
 from citetrace.summary._worker import Worker
 
 __all__ = ["TraceSummaryProcessor"]
@@ -54,7 +60,9 @@ class TraceSummaryProcessor(SpanProcessor):
     """Summary, metrics and keep-on-failure sampling in one SDK span processor.
 
     ``settings`` defaults to ``load_settings()``; ``store`` receives each run's summary; ``registry`` (if
-    given) receives the metrics; ``exporter`` (if given) receives the kept traces, and every run's root.
+    given) receives the metrics; ``exporter`` (one or several; if given) receives the kept traces, every
+    run's root, and the spans this processor does not sample, each through an SDK ``BatchSpanProcessor``.
+    ``tracer_provider`` (if given) makes the ``citetrace.run.summary`` span of runs under a foreign root.
     ``max_buffered_spans`` bounds the spans held for all traces together.
     """
 
@@ -64,13 +72,13 @@ class TraceSummaryProcessor(SpanProcessor):
         settings: Settings | None = None,
         store: Store | None = None,
         registry: CollectorRegistry | None = None,
-        exporter: SpanExporter | None = None,
+        exporter: SpanExporter | Sequence[SpanExporter] | None = None,
+        tracer_provider: TracerProvider | None = None,
         max_buffered_spans: int = 20_000,
         shutdown_timeout_s: float | None = None,
     ) -> None:
         self._settings = settings if settings is not None else load_settings()
         self._thresholds = Thresholds.from_settings(self._settings)
-        self._store = store
         self._metrics = (
             SummaryMetrics.for_registry(registry, max_tool_names=self._settings.max_tool_names)
             if registry is not None
@@ -82,12 +90,17 @@ class TraceSummaryProcessor(SpanProcessor):
         self._sweep_every = min(1.0, self._ttl / 2)
         self._max_buffered = max(1, max_buffered_spans)
         self._max_decided = max(4 * self._max_traces, 4096)
-        self._worker = Worker(exporter, on_drop=self._count_dropped, on_error=self._error)
+        self._exports = batch_processors(exporter, self._error)
+        self._buffering = bool(self._exports)
+        self._sample_all = self._settings.sampling_scope == names.SCOPE_TRACE
+        tracer = (tracer_provider.get_tracer(names.INSTRUMENTATION_SCOPE, schema_url=names.SCHEMA_URL)
+                  if tracer_provider is not None else None)
         # summaries go to the store from a thread of their own: never behind an export that hangs
         self._writer = Worker(None, on_drop=self._count_dropped, on_error=self._error, max_tasks=8192)
         self._shutdown_timeout_s = shutdown_timeout_s
         self._service: str | None = self._settings.service_name
         self._once = OnceLogger("citetrace summary")
+        self._reporter = Reporter(self._metrics, store, self._writer, self._once, tracer)
         self._shut = False
         self._reset_state()
         reset_after_fork(self, TraceSummaryProcessor._reset_state)
@@ -107,19 +120,26 @@ class TraceSummaryProcessor(SpanProcessor):
         self._decided: OrderedDict[int, Any] = OrderedDict()
         self._buffered = 0
         self._next_sweep = time.monotonic() + self._sweep_every
+        self._chains: weakref.WeakSet[Any] = weakref.WeakSet()
 
     # -- SpanProcessor --------------------------------------------------------------------------------
     def on_start(self, span: Span, parent_context: Context | None = None) -> None:
-        """Remember run roots, so the run-end hook only answers for this processor's runs."""
+        """Remember run roots, so the run-end hook only answers for this processor's runs; watch a parent
+        made by another SDK provider, so this trace's end is seen."""
         try:
-            if span.name.startswith(_ROOT_PREFIX) and (span.attributes or {}).get(names.GEN_AI_OPERATION_NAME) == (
-                names.OP_INVOKE_AGENT
-            ):
+            attrs = _attributes(span)
+            scope = span.instrumentation_scope
+            run_start = (span.name.startswith(_ROOT_PREFIX)
+                         and attrs.get(names.GEN_AI_OPERATION_NAME) == names.OP_INVOKE_AGENT
+                         and scope is not None and scope.name == names.INSTRUMENTATION_SCOPE)
+            if run_start or names.TOOL_KIND in attrs:
+                watch_parent(self, span, parent_context, self._chains)
+            if run_start:
                 ctx = span.get_span_context()
                 out: list[ReadableSpan] = []
                 with self._lock:
                     self._state(ctx.trace_id, time.monotonic(), out).roots.add(ctx.span_id)
-                self._worker.submit_spans(out)
+                self._export(out)
         except Exception as exc:  # noqa: BLE001
             self._error(exc)
 
@@ -128,11 +148,33 @@ class TraceSummaryProcessor(SpanProcessor):
         if self._shut:
             return
         try:
-            self._on_end(span)
+            self._on_end(span, True)
         except Exception as exc:  # noqa: BLE001
             self._error(exc)
 
-    def _on_end(self, span: ReadableSpan) -> None:
+    def observe_end(self, span: ReadableSpan) -> None:
+        """A span from a provider whose own exporters export it (``Observer``): count and decide, never export it."""
+        if self._shut:
+            return
+        try:
+            self._on_end(span, False)
+        except Exception as exc:  # noqa: BLE001
+            self._error(exc)
+
+    def holds(self, trace_id: int) -> bool:
+        """Whether this trace is in flight here (read without the lock: a hint for ``Observer``)."""
+        return trace_id in self._traces
+
+    def observer(self) -> SpanProcessor:
+        """A processor to add to another SDK provider: it feeds this one every span, exporting none."""
+        return Observer(self, roots_only=False)
+
+    def _export(self, spans: list[ReadableSpan]) -> None:
+        for bsp in self._exports:
+            for span in spans:
+                bsp.on_end(span)
+
+    def _on_end(self, span: ReadableSpan, export: bool) -> None:
         ctx = span.context
         if ctx is None:
             return
@@ -152,10 +194,15 @@ class TraceSummaryProcessor(SpanProcessor):
             self._metrics.observe_tool_span(attrs, end - start, status_error, tid, self._service)
         parent = span.parent
         local_root = parent is None or parent.is_remote
-        run_root = attrs.get(names.GEN_AI_OPERATION_NAME) == names.OP_INVOKE_AGENT
+        # a run's root is ours (it has a run id); another framework's invoke_agent span is a foreign root
+        run_root = names.RUN_ID in attrs and attrs.get(names.GEN_AI_OPERATION_NAME) == names.OP_INVOKE_AGENT
+        # only spans that reached us through our own export path may be held, and (unless the user asked
+        # for whole traces) only the ones citetrace made
+        sampled = export and self._buffering and (self._sample_all or kind is not None or names.RUN_ID in attrs)
         now = time.monotonic()
         out: list[ReadableSpan] = []
         summary: TraceSummary | None = None
+        foreign: tuple[TraceSummary, ReadableSpan, list[ToolCallRecord]] | None = None
         with self._lock:
             if now >= self._next_sweep:
                 self._sweep(now, out)
@@ -165,36 +212,51 @@ class TraceSummaryProcessor(SpanProcessor):
                 self._traces.move_to_end(tid)
                 if kind is not None:
                     self._accumulate(state, attrs, start, end, status_error)
-                self._hold(state, span, out)
+                if sampled:
+                    self._hold(state, span, out)
+                elif export:
+                    out.append(span)
             elif state is None and tid in self._decided:
-                if self._decided[tid] is True or local_root or run_root:
-                    out.append(span)  # late span of a kept trace, or a root: exported
+                # late span of a kept trace, a root, a span we do not sample, or our summary span: exported
+                if export and (self._decided[tid] is True or local_root or run_root or not sampled
+                               or names.SUMMARY_KEEP in attrs):
+                    out.append(span)
+            elif state is None and kind is None and not run_root and not (sampled and not local_root):
+                if export:  # nothing of ours in this trace (yet): pass through without keeping state
+                    out.append(span)
             else:
                 state = self._state(tid, now, out)
                 if run_root:
                     summary = state.pending.pop(ctx.span_id, None) or self._finish_run(state, span, tid, attrs)
                     state.keep = state.keep or summary.keep
                     state.runs_done += 1
-                    out.append(span)
+                    if export:
+                        out.append(span)
                 elif kind is not None:
                     self._accumulate(state, attrs, start, end, status_error)
                 if local_root:
-                    self._decide(tid, state, span, run_root, out)
+                    foreign = self._decide(tid, state, span, run_root, kind is not None, export, out)
                 elif not run_root:
-                    self._hold(state, span, out)
+                    if sampled:
+                        self._hold(state, span, out)
+                    elif export:
+                        out.append(span)
         if summary is not None:
             self._report(summary)
+        if foreign is not None:
+            self._report_foreign(*foreign)
         if out:
-            self._worker.submit_spans(out)
+            self._export(out)
 
-    @staticmethod
-    def _accumulate(state: _Trace, attrs: Mapping[str, Any], start: int, end: int, status_error: bool) -> None:
+    def _accumulate(self, state: _Trace, attrs: Mapping[str, Any], start: int, end: int, status_error: bool) -> None:
         run_id = attrs.get(names.RUN_ID)
         key = run_id if isinstance(run_id, str) else ""
         acc = state.runs.get(key)
         if acc is None:
             acc = state.runs[key] = RunAccumulator()
         acc.add(attrs, start, end, status_error)
+        if not key and len(state.calls) < self._max_spans:  # a foreign root's run keeps its calls
+            state.calls.append((attrs, start, end))
 
     # -- state (caller holds the lock) ---------------------------------------------------------------
     def _state(self, tid: int, now: float, out: list[ReadableSpan]) -> _Trace:
@@ -202,7 +264,7 @@ class TraceSummaryProcessor(SpanProcessor):
         if state is None:
             while len(self._traces) >= self._max_traces:
                 self._evict(next(iter(self._traces)), names.EVICT_CAPACITY, out)
-            state = self._traces[tid] = _Trace(now, self._worker.exports)
+            state = self._traces[tid] = _Trace(now, self._buffering)
         else:
             state.touched = now
             self._traces.move_to_end(tid)
@@ -251,16 +313,29 @@ class TraceSummaryProcessor(SpanProcessor):
         if len(self._decided) > self._max_decided:
             self._decided.popitem(last=False)
 
-    def _decide(self, tid: int, state: _Trace, root: ReadableSpan, run_root: bool, out: list[ReadableSpan]) -> None:
-        """The trace's local root ended: keep or drop what was buffered. The root itself is always exported."""
+    def _decide(self, tid: int, state: _Trace, root: ReadableSpan, run_root: bool, tool_root: bool, export: bool,
+                out: list[ReadableSpan]) -> tuple[TraceSummary, ReadableSpan, list[ToolCallRecord]] | None:
+        """The trace's local root ended: keep or drop what was buffered. The root itself is always exported.
+
+        Returns the run a foreign root makes (its summary, root and calls), reported after the lock.
+        """
         del self._traces[tid]
         ours = bool(state.runs or state.roots)
+        foreign = None
         if not run_root:
-            out.append(root)
+            if export:
+                out.append(root)
             if state.runs_done == 0 and ours:
                 runless = state.runs.get("") or RunAccumulator()
                 record = SpanRecord.from_readable_span(root)
-                state.keep = runless.finish(tid, root=record, citations=(), thresholds=self._thresholds).keep
+                if tool_root or "" not in state.runs:
+                    state.keep = runless.finish(tid, root=record, citations=(), thresholds=self._thresholds).keep
+                else:
+                    summary = runless.finish(tid, root=record, citations=(), thresholds=self._thresholds,
+                                             default_agent=foreign_agent(root.name, record.attributes) or self._service)
+                    summary = dataclasses.replace(summary, run_id=summary.run_id or summary.trace_id)
+                    state.keep = summary.keep
+                    foreign = (summary, root, call_records(summary.run_id, state.calls))
         keep = state.keep or not ours or state.export_all
         if ours and not state.export_all:
             self._count_decision(names.DECISION_KEEP if keep else names.DECISION_DROP)
@@ -270,6 +345,7 @@ class TraceSummaryProcessor(SpanProcessor):
             self._buffered -= len(state.spans)
             state.spans = None
         self._remember(tid, keep)
+        return foreign
 
     def _finish_run(self, state: _Trace, span: ApiSpan | ReadableSpan, tid: int, attrs: Mapping[str, Any]) -> TraceSummary:
         run_id = attrs.get(names.RUN_ID)
@@ -328,25 +404,10 @@ class TraceSummaryProcessor(SpanProcessor):
 
     # -- reporting -----------------------------------------------------------------------------------
     def _report(self, summary: TraceSummary) -> None:
-        if self._metrics is not None:
-            self._metrics.observe_summary(summary)
-        store = self._store
-        if store is not None:  # a foreign invoke_agent root (no citetrace.run.id) is filed under its trace id
-            if not self._writer.submit_task(functools.partial(self._put, store, summary)):
-                self._store_error(RuntimeError("summary write queue full"))
+        self._reporter.run(summary)
 
-    def _put(self, store: Store, summary: TraceSummary) -> None:
-        try:
-            store.put_summary(
-                summary.run_id or summary.trace_id, summary.to_dict(), trace_id=summary.trace_id, agent=summary.agent
-            )
-        except Exception as exc:  # noqa: BLE001
-            self._store_error(exc)
-
-    def _store_error(self, exc: BaseException) -> None:
-        if self._metrics is not None:
-            self._metrics.store_errors.inc()
-        self._once.warn("store", exc)
+    def _report_foreign(self, summary: TraceSummary, root: ReadableSpan, calls: list[ToolCallRecord]) -> None:
+        self._reporter.foreign(summary, root, calls)
 
     def _error(self, exc: BaseException) -> None:
         if self._metrics is not None:
@@ -357,7 +418,7 @@ class TraceSummaryProcessor(SpanProcessor):
     def _count_dropped(self, n: int) -> None:
         if self._metrics is not None:
             self._metrics.spans_dropped.labels(names.DROP_BUFFER).inc(n)
-        self._once.warn("export_queue", RuntimeError(f"export queue full; dropped {n} span(s)"))
+        self._once.warn("summary_queue", RuntimeError(f"summary write queue full; dropped {n} write(s)"))
 
     def _count_decision(self, decision: str) -> None:
         if self._metrics is not None:
@@ -372,13 +433,16 @@ class TraceSummaryProcessor(SpanProcessor):
     def force_flush(self, timeout_millis: int = 30_000) -> bool:
         """Export everything decided so far (in-flight traces keep waiting for their roots)."""
         try:
+            deadline = time.monotonic() + timeout_millis / 1000.0
             out: list[ReadableSpan] = []
             with self._lock:
                 self._sweep(time.monotonic(), out)
-            self._worker.submit_spans(out)
-            deadline = time.monotonic() + timeout_millis / 1000.0
-            written = self._writer.flush(timeout_millis / 1000.0)
-            return self._worker.flush(max(0.0, deadline - time.monotonic())) and written
+            self._export(out)
+            done = self._writer.flush(timeout_millis / 1000.0)
+            for bsp in self._exports:
+                left = max(0, int((deadline - time.monotonic()) * 1000))
+                done = bool(bsp.force_flush(left)) and done
+            return done
         except Exception as exc:  # noqa: BLE001
             self._error(exc)
             return False
@@ -395,13 +459,15 @@ class TraceSummaryProcessor(SpanProcessor):
             with self._lock:
                 for tid in list(self._traces):
                     self._evict(tid, names.EVICT_SHUTDOWN, out)
-            self._worker.submit_spans(out)
+            self._export(out)
             bound = exit_bound_seconds() if self._shutdown_timeout_s is None else self._shutdown_timeout_s
-            deadline = time.monotonic() + bound
             unwritten = self._writer.shutdown(bound)
             if unwritten:
-                self._store_error(RuntimeError(f"{unwritten} summary write(s) still queued at shutdown"))
-            unexported = self._worker.shutdown(max(0.0, deadline - time.monotonic()))
+                self._reporter.store_error(RuntimeError(f"{unwritten} summary write(s) still queued at shutdown"))
+            unexported = 0
+            for bsp in self._exports:  # each bounded by the OTLP timeout (BoundedBatchSpanProcessor)
+                bsp.shutdown()  # type: ignore[no-untyped-call]
+                unexported += len(getattr(getattr(bsp, "_batch_processor", None), "_queue", ()))
             if unexported and self._metrics is not None:
                 self._metrics.spans_dropped.labels(names.DROP_SHUTDOWN).inc(unexported)
             if unexported:

@@ -40,7 +40,7 @@ def attributes_of(span: ReadableSpan | ApiSpan) -> Mapping[str, Any]:
 class Trace:
     """What the processor holds for one trace in flight."""
 
-    __slots__ = ("runs", "spans", "roots", "pending", "touched", "keep", "export_all", "runs_done")
+    __slots__ = ("runs", "spans", "roots", "pending", "touched", "keep", "export_all", "runs_done", "calls")
 
     def __init__(self, now: float, buffering: bool) -> None:
         self.runs: dict[str, RunAccumulator] = {}
@@ -51,3 +51,4 @@ class Trace:
         self.keep = False
         self.export_all = False
         self.runs_done = 0
+        self.calls: list[tuple[Mapping[str, Any], int, int]] = []  # tool calls outside any run, for a foreign root

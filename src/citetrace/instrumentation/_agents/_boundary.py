@@ -165,7 +165,7 @@ class _Scope:
         in_token = _IN_AGENT.set(True)
         if self.owned:
             if self.ctx is None:  # computed once: a generator's run is attached again for every item
-                self.ctx = run_context(self.run)
+                self.ctx = run_context(self.run, beside_foreign=True)
             return (in_token, *attach_run(self.run, self.ctx))
         return in_token, None, None
 

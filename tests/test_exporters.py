@@ -1,0 +1,88 @@
+"""Exporter selection as the SDK's configurator does it, and the quiet default when nothing listens."""
+
+from __future__ import annotations
+
+import logging
+import socket
+
+import pytest
+from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcExporter
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter as HttpExporter
+from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.sdk.trace.export import ConsoleSpanExporter, SpanExportResult
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from citetrace._exporters import QuietLocalExporter, exporters_from_env
+
+
+def _inner(exporter: object) -> object:
+    return exporter.inner if isinstance(exporter, QuietLocalExporter) else exporter
+
+
+def test_comma_list_gives_every_exporter_in_order() -> None:
+    """OTEL_TRACES_EXPORTER=console,otlp gives both, console first; none gives nothing."""
+    found = exporters_from_env({"OTEL_TRACES_EXPORTER": "console, otlp"})
+    assert [type(_inner(e)) for e in found] == [ConsoleSpanExporter, HttpExporter]
+    assert exporters_from_env({"OTEL_TRACES_EXPORTER": "none"}) == []
+
+
+def test_protocol_per_signal_wins_and_grpc_is_honoured() -> None:
+    """OTEL_EXPORTER_OTLP_TRACES_PROTOCOL beats OTEL_EXPORTER_OTLP_PROTOCOL, as in the SDK."""
+    env = {"OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "grpc",
+           "OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4317"}
+    (exporter,) = exporters_from_env(env)
+    assert isinstance(exporter, GrpcExporter)  # an endpoint was set: the SDK's exporter, unwrapped
+
+
+def test_http_json_is_not_silently_protobuf(caplog: pytest.LogCaptureFixture) -> None:
+    """http/json, which no Python exporter speaks, says so in one warning and exports http/protobuf."""
+    with caplog.at_level(logging.WARNING, logger="citetrace"):
+        (exporter,) = exporters_from_env({"OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"})
+    assert isinstance(_inner(exporter), HttpExporter)
+    assert [r.getMessage() for r in caplog.records if "http/json" in r.getMessage()]
+
+
+def test_unknown_exporter_name_is_named_and_skipped(caplog: pytest.LogCaptureFixture) -> None:
+    """A name no installed exporter has: a warning naming it (and what is installed), the rest still used."""
+    with caplog.at_level(logging.WARNING, logger="citetrace"):
+        found = exporters_from_env({"OTEL_TRACES_EXPORTER": "zipkinx,console"})
+    assert [type(e) for e in found] == [ConsoleSpanExporter]
+    (message,) = [r.getMessage() for r in caplog.records if "zipkinx" in r.getMessage()]
+    assert "console" in message
+
+
+def _span() -> ReadableSpan:
+    return ReadableSpan("s")
+
+
+def test_quiet_exporter_drops_once_told_and_picks_up_a_receiver_started_later(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Nothing listening: FAILURE, counted, one warning, the SDK exporter never called; after recheck_s a
+    receiver that started meanwhile gets the next batch."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    now = [0.0]
+    inner = InMemorySpanExporter()
+    quiet = QuietLocalExporter(inner, "127.0.0.1", port, recheck_s=30.0, clock=lambda: now[0])
+    with caplog.at_level(logging.WARNING, logger="citetrace"):
+        assert quiet.export([_span()]) is SpanExportResult.FAILURE
+        assert quiet.export([_span(), _span()]) is SpanExportResult.FAILURE
+    assert quiet.dropped == 3 and inner.get_finished_spans() == ()
+    assert len([r for r in caplog.records if "nothing listens" in r.getMessage()]) == 1
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", port))
+        listener.listen()
+        assert quiet.export([_span()]) is SpanExportResult.FAILURE  # not re-checked yet
+        now[0] = 31.0
+        assert quiet.export([_span()]) is SpanExportResult.SUCCESS
+    assert len(inner.get_finished_spans()) == 1
+
+
+def test_only_unknown_names_fall_back_to_otlp(caplog: pytest.LogCaptureFixture) -> None:
+    """A value naming no installed exporter at all falls back to otlp, saying so (a typo must not export
+    nothing)."""
+    with caplog.at_level(logging.WARNING, logger="citetrace"):
+        (exporter,) = exporters_from_env({"OTEL_TRACES_EXPORTER": "otpl"})
+    assert isinstance(_inner(exporter), HttpExporter)
+    assert any("falling back to otlp" in r.getMessage() for r in caplog.records)
