@@ -229,7 +229,6 @@ class LazyStore:
     def ledger_rows(self, run_id: str, table: str) -> list[tuple[str, dict[str, Any]]]:
         return self._get().ledger_rows(run_id, table)
 
-
     def close(self) -> None:
         if self._store is not None:
             self._store.close()
