@@ -27,6 +27,7 @@ BAD_VALUES: list[tuple[str, Any]] = [
     (names.CITATIONS, (1, 2)),
     (names.GEN_AI_OPERATION_NAME, True),
     (names.SEARCH_SOURCES_REPORTED, "false"),
+    (names.PAGES_RETURNED, ("https://a.org/x", 3)),
     (names.SEARCH_CONTENT_RETURNED, 1),
 ]
 

@@ -31,6 +31,7 @@ _KINDS = frozenset(names.TOOL_KINDS)
 # names read once per span on the hot path, bound here to skip the module attribute lookups
 _TOOL_KIND, _OPERATION, _INVOKE_AGENT = names.TOOL_KIND, names.GEN_AI_OPERATION_NAME, names.OP_INVOKE_AGENT
 _URLS_RETURNED, _URL_FULL, _CITATIONS = names.URLS_RETURNED, names.URL_FULL, names.CITATIONS
+_PAGES_RETURNED = names.PAGES_RETURNED
 _QUERY_HASH, _QUERY_TEXT, _RUN_ID = names.QUERY_HASH, names.QUERY_TEXT, names.RUN_ID
 _DROP_URLS, _DROP_ROOTS, _DROP_SPANS = names.DROP_URLS_PER_TRACE, names.DROP_ROOTS_PER_TRACE, names.DROP_SPANS_PER_TRACE
 
@@ -195,6 +196,10 @@ class Assembler:
                     urls = get(_URLS_RETURNED) or ()
                     count = len(urls)
                     charge = _SPAN_COST + (count * _STRING_COST + sum(map(len, urls)) if count else 0)
+                    pages = get(_PAGES_RETURNED)
+                    if pages:  # the same strings as results mostly, but held in the fetched set too
+                        count += len(pages)
+                        charge += len(pages) * _STRING_COST + sum(map(len, pages))
                     url = get(_URL_FULL)
                     if url is not None:
                         count += 1

@@ -40,6 +40,7 @@ ATTRIBUTE_TYPES: Final[Mapping[str, str]] = {
     names.URL_FULL: STRING,
     names.CITATIONS: STRINGS,
     names.ERROR_TYPE: STRING,
+    names.PAGES_RETURNED: STRINGS,
     names.SEARCH_SOURCES_REPORTED: BOOL,
     names.SEARCH_CONTENT_RETURNED: BOOL,
     names.LEDGER_TRIGGER: STRING,
