@@ -474,8 +474,6 @@ METRIC_LEDGER_UNRESOLVED: Final = "citetrace_ledger_unresolved_claims"
 """Gauge {agent}: unresolved claims after the latest iteration."""
 METRIC_LEDGER_STOPS_TOTAL: Final = "citetrace_ledger_stops_total"
 """Counter {agent, reason}: controller stops by stop reason (``STOP_REASONS``)."""
-METRIC_LEDGER_EVIDENCE_REJECTED_TOTAL: Final = "citetrace_ledger_evidence_rejected_total"
-"""Counter {agent}: evidence refused by the entry check (logged with the reason in the ledger)."""
 
 
 def counter_base(name: str) -> str:
