@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 import requests
@@ -54,3 +55,24 @@ def test_run_exception_is_redacted_on_the_root_span() -> None:
     (root,) = cap.run_spans()
     texts = [root.status.description or ""] + [str(dict(e.attributes or {})) for e in root.events]
     assert all("tok-5566aa" not in t and "t-8" not in t for t in texts)
+
+
+def test_the_logged_warning_of_a_swallowed_failure_is_redacted(caplog: pytest.LogCaptureFixture) -> None:
+    """A store that fails with a secret URL in its message is counted and logged without the secret."""
+    from citetrace.capture import _state
+    from citetrace.store import MemoryStore
+
+    class LeakyStore(MemoryStore):
+        def put_document(self, run_id: str, url: str, text: str, **kwargs: Any) -> str:
+            raise OSError(f"disk full while writing https://h.example/x?token=tok-3141 ({url})")
+
+    @traced_tool(kind="fetch")
+    def read_ok(url: str) -> str:
+        return "text " * 100
+
+    _state._logged.discard("store_write")
+    with capture_spans(store=LeakyStore()), caplog.at_level("WARNING", logger="citetrace"):
+        assert read_ok("https://h.example/p?api_key=k-2718") == "text " * 100
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert any("store_write failed" in w for w in warnings)
+    assert all("tok-3141" not in w and "k-2718" not in w for w in warnings)

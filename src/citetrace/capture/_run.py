@@ -20,7 +20,7 @@ from opentelemetry.trace import Span, SpanKind
 
 from citetrace import names
 from citetrace._redact import redact_report, redact_url
-from citetrace._urls import canonical_url
+from citetrace._urls import url_key
 from citetrace.capture._citations import cited_urls
 from citetrace.capture import _state
 from citetrace.capture._context import CURRENT_RUN, RUN_CONTEXT_KEY
@@ -138,11 +138,11 @@ class Run:
 
 
 def _merged(first: Iterable[str], more: Iterable[str]) -> list[str]:
-    """``first`` then ``more``, without repeating a page (canonical form), in order."""
+    """``first`` then ``more``, without repeating a page (the one URL key), in order."""
     out: list[str] = []
     seen: set[str] = set()
     for url in (*first, *more):
-        key = canonical_url(url)
+        key = url_key(url)
         if key not in seen:
             seen.add(key)
             out.append(url)

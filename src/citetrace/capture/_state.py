@@ -15,6 +15,7 @@ from opentelemetry import trace
 from opentelemetry.trace import Tracer, TracerProvider
 
 from citetrace import names
+from citetrace._redact import redact_text
 from citetrace.capture._hooks import error_listeners
 from citetrace.config import Settings, load_settings
 from citetrace.store import Store, default_store
@@ -106,7 +107,7 @@ def count_error(kind: str, exc: BaseException | None = None, *, message: str = "
         _logged.add(kind)
     if first:
         _log.warning("citetrace: %s failed (%s%s); counted, further ones are logged at debug", kind,
-                     type(exc).__name__ if exc else "", f": {exc}" if exc else message)
+                     type(exc).__name__ if exc else "", f": {redact_text(str(exc))}" if exc else message)
     _log.debug("citetrace: %s failed", kind, exc_info=exc)
     for listener in error_listeners():
         try:
