@@ -94,3 +94,13 @@ def test_report_keeps_prose_and_redacts_only_urls_and_key_shapes() -> None:
     text = "The key: results improved [1]. See https://h.example/r?token=t9 (source).\n\n[1] https://h.example/r?token=t9\n"
     out = redact_report(text)
     assert out == text.replace("t9", REDACTED)
+
+
+def test_the_tail_hint_is_a_superset_of_every_secret_name_and_key_shape() -> None:
+    """The quick check that lets a clean URL skip redaction fires on every secret word and key-shape prefix."""
+    from citetrace._redact import _TAIL_HINT, _WORDS
+
+    shapes = ["sk-", "sk_live_", "sk_test_", "rk_live_", "rk_test_", "tvly-", "fc-", "ghp_", "gho_", "ghu_", "ghs_",
+              "ghr_", "github_pat_", "akia", "asia", "aiza", "hf_", "xoxa-", "xoxb-", "xoxp-", "xoxr-", "eyj", "code"]
+    for word in _WORDS.split("|") + shapes:
+        assert _TAIL_HINT.search(word.lower()) is not None, word

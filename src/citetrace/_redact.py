@@ -62,12 +62,14 @@ _NAMED_VALUE = re.compile(
 )
 _NOT_A_NAME = ("error", "exception", "warning")  # "KeyError: 'x'" in a traceback names a class, not a secret
 
-# A cheap superset of the secret names and key shapes, searched in the lower-cased query and fragment only
-# (a case-sensitive alternation of literals is ~7x faster than an IGNORECASE one, and one starting with a
-# character class, such as [sr]k_live, is ~7x slower again: spell each literal out); "%" may hide either.
+# A cheap superset of the secret names and key shapes, searched in the lower-cased query and fragment only. It
+# is factored by first letter on purpose: the regex engine tries every alternative at each position whose
+# character starts one, so a flat list of 28 literals cost 1.4x the old 18; grouped, it costs what they did
+# (0.59 against 0.60 µs on ten result queries, thread CPU time). Case-sensitive, because IGNORECASE is ~7x
+# slower; "%" may hide either.
 _TAIL_HINT = re.compile(
-    r"%|sk-|sk_live|sk_test|rk_live|rk_test|tvly-|fc-|gh[pousr]_|github_pat_|akia|asia|aiza|hf_|xox[abpr]-|eyj|"
-    r"key|token|auth|secret|passw|pwd|sig|credential|session|cookie|bearer|code"
+    r"%|s(?:k(?:-|_live|_test)|ecret|ig|ession)|rk_(?:live|test)|t(?:vly-|oken)|fc-|g(?:h[pousr]_|ithub_pat_)|"
+    r"a(?:kia|sia|iza|uth)|hf_|xox[abpr]-|eyj|key|p(?:assw|wd|hpsess)|c(?:redential|ookie|ode)|bearer"
 )
 
 
