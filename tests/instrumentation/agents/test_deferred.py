@@ -183,3 +183,12 @@ async def test_switched_off_calls_straight_through(cap: Captured) -> None:
     async with Plain().iter("q") as agent_run:
         assert isinstance(agent_run, AgentRun)
     assert not cap.run_spans() and not cap.store.runs()
+
+
+async def test_context_manager_inside_research_run_joins_it(wrapped: None, cap: Captured) -> None:
+    """Under the user's research_run the block joins it: one root, the user's, with the agent's answer."""
+    async with research_run("mine", agent="app") as run:
+        async with Framework().iter("q"):
+            pass
+    root, stored = _one_run(cap)
+    assert root.name == "invoke_agent app" and run.answer == ANSWER and stored.question == "mine"
