@@ -659,6 +659,9 @@ METRIC_JUDGE_AGREEMENT: Final = "citetrace_judge_agreement_ratio"
 """Gauge {judge, set}: a judge's agreement (accuracy) with a labelled set, written by ``judge-eval
 --metrics-file`` (the canary metric; the file name of the labels is the ``set`` label)."""
 LABEL_LABEL_SET: Final = "set"
+TEXTFILE_METRICS: Final = (METRIC_JUDGE_AGREEMENT, METRIC_EVAL_RUNS_TOTAL, METRIC_EVAL_PAIRS_TOTAL, METRIC_EVAL_RATE,
+                           METRIC_EVAL_GATE_FAILURES_TOTAL)
+"""Metrics written by CLI commands to ``--metrics-file`` for a textfile collector (never by ``citetrace serve``)."""
 
 ENV_OPENAI_BASE_URL: Final = "OPENAI_BASE_URL"
 """The LLM judge's OpenAI-compatible endpoint, up to ``/v1`` (``/chat/completions`` is appended)."""

@@ -21,6 +21,8 @@ RUNBOOK_DOC = "docs/operations.md"
 WINDOW = "15m"
 """Window of the ratio alerts: long enough to hold a few runs, short enough to page within the hour."""
 BASELINE = "6h"
+JUDGE_HISTORY = "30d"
+"""Window the judge-agreement alert compares the latest canary run against (its best agreement in it)."""
 """Window a "rising" alert compares against."""
 Severity = Literal["page", "ticket"]
 SEVERITY_PAGE: Severity = "page"
@@ -284,6 +286,23 @@ ALERTS: tuple[Alert, ...] = (
             " {{ $value | printf \"%.0f\" }} times over the last " + WINDOW + " (one flip is a correction; more"
             " is flapping, and a claim that"
             " flips twice becomes contested). Read the claims' history with `citetrace ledger show RUN`."
+        ),
+    ),
+    Alert(
+        name="CitetraceJudgeAgreementDrop",
+        severity=SEVERITY_TICKET,
+        value=(f"max by ({names.LABEL_JUDGE}, {names.LABEL_LABEL_SET}) "
+               f"(max_over_time({names.METRIC_JUDGE_AGREEMENT}[{JUDGE_HISTORY}]))"
+               f" - max by ({names.LABEL_JUDGE}, {names.LABEL_LABEL_SET}) ({names.METRIC_JUDGE_AGREEMENT})"),
+        op=">",
+        threshold=0.05,
+        for_="0m",
+        summary="Judge {{ $labels.judge }} agrees less with the canary set {{ $labels.set }}",
+        description=(
+            "The agreement of judge {{ $labels.judge }} with the labelled set {{ $labels.set }} (written by"
+            " `citetrace judge-eval --metrics-file` on a schedule) is {{ $value | humanizePercentage }} below its"
+            " best over the last " + JUDGE_HISTORY + ": the model behind the endpoint or the prompt may have"
+            " changed. Compare the judge-eval history (`--history`) entries before and after."
         ),
     ),
     Alert(
