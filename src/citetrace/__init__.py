@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from citetrace._configure import configure
-from citetrace.capture import current_run, research_run, tool_call_id, traced_tool
+from citetrace.capture import ReplayMiss, current_run, replay, research_run, tool_call_id, traced_tool
 from citetrace.store import open_store
 
 if TYPE_CHECKING:
@@ -18,10 +18,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CiteTraceInstrumentor",
+    "ReplayMiss",
     "TraceSummaryProcessor",
     "configure",
     "current_run",
     "open_store",
+    "replay",
     "research_run",
     "start_metrics_server",
     "tool_call_id",

@@ -48,6 +48,9 @@ class Settings:
     max_tool_names: int = 50
     service_name: str | None = None
     sdk_disabled: bool = False
+    record_responses: bool = False
+    replay: str | None = None
+    replay_miss: str = "error"
 
     @property
     def sampling_mode(self) -> str:
@@ -102,6 +105,13 @@ def _one_of(*allowed: str) -> Callable[[str], str]:
     return parse
 
 
+def _parse_miss(raw: str) -> str:
+    value = raw.strip().lower()
+    if value not in ("error", "passthrough", "empty"):
+        raise ValueError(f"expected 'error', 'passthrough' or 'empty', got {raw!r}")
+    return value
+
+
 def _parse_port(raw: str) -> int:
     value = int(raw.strip())
     if not 0 <= value <= 65535:
@@ -145,6 +155,9 @@ _ENV: dict[str, tuple[tuple[str, ...], Callable[[str], Any]]] = {
     "max_tool_names": ((names.ENV_MAX_TOOL_NAMES,), _parse_positive_int),
     "service_name": ((names.ENV_OTEL_SERVICE_NAME,), _nonempty),
     "sdk_disabled": ((names.ENV_OTEL_SDK_DISABLED,), _parse_bool),
+    "record_responses": ((names.ENV_RECORD_RESPONSES,), _parse_bool),
+    "replay": ((names.ENV_REPLAY,), _nonempty),
+    "replay_miss": ((names.ENV_REPLAY_MISS,), _parse_miss),
 }
 
 _warned: set[tuple[str, str]] = set()

@@ -20,7 +20,8 @@ from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 from citetrace import names
 from citetrace._redact import redact_arguments, redact_text, redact_url, redact_urls
 from citetrace._urls import host_of
-from citetrace.capture import _extract, _state
+from citetrace.capture import _extract, _replay, _state
+from citetrace.capture._responses import args_key, encode_exception, encode_result
 from citetrace.capture._context import CURRENT_RUN, IN_TOOL, TOOL_CALL_ID, in_tool_call, run_in_context
 from citetrace.capture._failure import record_failure
 
@@ -66,7 +67,7 @@ class ToolSpec:
 class _Call:
     """State of one call between start and end."""
 
-    __slots__ = ("spec", "span", "token", "t0", "wall0", "query", "qhash", "url", "run", "started")
+    __slots__ = ("spec", "span", "token", "t0", "wall0", "query", "qhash", "url", "run", "started", "rkey")
 
     def __init__(self, spec: ToolSpec, args: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
         self.spec = spec
@@ -119,6 +120,8 @@ class _Call:
         self.wall0 = time.time()
         self.t0 = time.perf_counter()
         self.started = True
+        self.rkey = (args_key(spec.name, args, kwargs, spec.skip_self)
+                     if settings.record_responses and self.run is not None else None)
 
     def detach(self) -> None:
         if self.started:
@@ -129,6 +132,8 @@ class _Call:
     def finish(self, result: Any) -> None:
         elapsed = time.perf_counter() - self.t0
         self.detach()
+        if self.rkey is not None and self.run is not None:
+            self.run.add_response(self.spec.name, self.rkey, encode_result(result))
         spec = self.spec
         settings = _state.state.settings
         attrs: dict[str, Any] = {}
@@ -210,6 +215,8 @@ class _Call:
     def fail(self, exc: BaseException) -> None:
         elapsed = time.perf_counter() - self.t0
         self.detach()
+        if self.rkey is not None and self.run is not None:
+            self.run.add_response(self.spec.name, self.rkey, encode_exception(exc))
         http_status = _extract.http_status_of_exc(exc)
         status = self.spec.classify_exception(exc) if self.spec.classify_exception else None
         if status is not None and status not in names.TOOL_STATUSES:
@@ -365,6 +372,9 @@ def invoke(spec: ToolSpec, wrapped: Callable[..., Any], args: Sequence[Any], kwa
     """Call ``wrapped(*args, **kwargs)`` inside one tool span; return/raise exactly what it does."""
     if _passthrough():
         return wrapped(*args, **kwargs)
+    replaying = _replay.current()
+    if replaying is not None:  # the recorded response instead of the call (still one span)
+        wrapped = replaying.stand_in(spec, args, kwargs, wrapped, False)
     call = _start(spec, args, kwargs)
     if call is None:
         return wrapped(*args, **kwargs)
@@ -386,6 +396,9 @@ async def ainvoke(
     """Async twin of ``invoke``."""
     if _passthrough():
         return await wrapped(*args, **kwargs)
+    replaying = _replay.current()
+    if replaying is not None:
+        wrapped = replaying.stand_in(spec, args, kwargs, wrapped, True)
     call = _start(spec, args, kwargs)
     if call is None:
         return await wrapped(*args, **kwargs)

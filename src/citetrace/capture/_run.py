@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import json
 import secrets
 import threading
 import time
@@ -22,11 +23,11 @@ from citetrace import names
 from citetrace._redact import redact_report, redact_url
 from citetrace._urls import url_key
 from citetrace.capture._citations import cited_urls
-from citetrace.capture import _state
+from citetrace.capture import _replay, _state
 from citetrace.capture._context import CURRENT_RUN, RUN_CONTEXT_KEY
 from citetrace.capture._failure import record_failure
 from citetrace.capture._hooks import run_end_hooks
-from citetrace.store import RunRecord, ToolCallRecord, content_hash
+from citetrace.store import RunRecord, ToolCallRecord, ToolResponse, content_hash
 
 __all__ = ["Run", "research_run", "start_run", "run_context", "attach_run", "detach_run", "finish_run"]
 
@@ -54,6 +55,7 @@ class Run:
         """URLs the model cited through the provider's own citation records (not in the answer's text)."""
         self.error_type: str | None = None
         self._calls: list[ToolCallRecord | tuple[Any, ...]] = []
+        self._responses: list[tuple[str, str, dict[str, Any]]] = []
         self._lock = threading.Lock()
         self._ledger: Any = None
 
@@ -61,6 +63,25 @@ class Run:
         """Append a tool call; ``seq`` is set from its position when ``calls`` is read (in the order calls end)."""
         with self._lock:
             self._calls.append(record)
+
+    def add_response(self, tool: str, key: str, payload: dict[str, Any]) -> None:
+        """Keep one call's encoded response for replay (``record_responses``), in call order."""
+        with self._lock:
+            self._responses.append((tool, key, payload))
+
+    def responses(self) -> list[ToolResponse]:
+        """The recorded responses so far, as store records (oversized payloads dropped and counted)."""
+        from citetrace.capture._responses import MAX_PAYLOAD_BYTES
+
+        out: list[ToolResponse] = []
+        with self._lock:
+            items = list(self._responses)
+        for seq, (tool, key, payload) in enumerate(items):
+            if len(json.dumps(payload)) > MAX_PAYLOAD_BYTES:
+                _state.count_error("store_write", ValueError(f"{tool} response over {MAX_PAYLOAD_BYTES} bytes"))
+                continue
+            out.append(ToolResponse(self.id, seq, tool, key, payload))
+        return out
 
     def add_call_fields(self, fields: tuple[Any, ...]) -> None:
         """The tool wrapper's hot path: the ``ToolCallRecord`` fields after ``run_id`` and ``seq``, in order.
@@ -228,6 +249,9 @@ def start_run(question: str | None, agent: str) -> Run:
         }
         if settings.capture_content and question:
             attrs[names.RUN_QUESTION] = redact_report(question)
+        replaying = _replay.current()
+        if replaying is not None:
+            attrs[names.RUN_REPLAY_OF] = replaying.run_id
         span = _state.get_tracer().start_span(f"invoke_agent {agent}", kind=SpanKind.INTERNAL, attributes=attrs)
         run = Run(question, agent, span)
         if span.is_recording():
@@ -315,6 +339,8 @@ def finish_run(run: Run, exc: BaseException | None) -> None:
     try:
         store = _state.store()
         store.put_calls(run.calls)
+        if run._responses:  # noqa: SLF001 - recorded only with record_responses
+            store.put_responses(run.responses())
         answer = redact_report(run.answer) if run.answer is not None else None  # URLs redacted, prose kept
         store.finish_run(run.id, ended_at=time.time(), answer=answer, error_type=run.error_type)
     except Exception as err:  # noqa: BLE001

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from citetrace.store._buffered import BufferedStore, WriteStats
 from citetrace.store._memory import MemoryStore
 from citetrace.store._model import (
-    AmbiguousRunId, Document, LedgerEntry, LedgerRow, RunRecord, Store, StoreBusy, StoreError, ToolCallRecord,
+    AmbiguousRunId, Document, LedgerEntry, LedgerRow, RunRecord, Store, StoreBusy, StoreError, ToolCallRecord, ToolResponse,
     content_hash, make_ref, parse_ref,
 )
 from citetrace.store._spool import spool_dir_for
@@ -35,6 +35,7 @@ __all__ = [
     "LedgerRow",
     "MemoryStore",
     "RunRecord",
+    "ToolResponse",
     "SQLiteStore",
     "Store",
     "StoreBusy",
@@ -228,6 +229,12 @@ class LazyStore:
 
     def ledger_rows(self, run_id: str, table: str) -> list[tuple[str, dict[str, Any]]]:
         return self._get().ledger_rows(run_id, table)
+
+    def put_responses(self, responses: Sequence[ToolResponse]) -> None:
+        self._get().put_responses(responses)
+
+    def responses(self, run_id: str) -> list[ToolResponse]:
+        return self._get().responses(run_id)
 
     def close(self) -> None:
         if self._store is not None:

@@ -31,7 +31,9 @@ from typing import Any, Sequence
 from citetrace import names
 from citetrace._forksafe import reset_after_fork
 from citetrace._logonce import OnceLogger
-from citetrace.store._model import Document, RunRecord, Store, StoreBusy, ToolCallRecord, content_hash, make_ref
+from citetrace.store._model import (
+    Document, RunRecord, Store, StoreBusy, ToolCallRecord, ToolResponse, content_hash, make_ref,
+)
 from citetrace.store._spool import Spool, recover_spools
 
 __all__ = ["BufferedStore", "WriteStats"]
@@ -284,6 +286,12 @@ class BufferedStore:
     def put_calls(self, calls: Sequence[ToolCallRecord]) -> None:
         if calls:
             self._write("put_calls", (list(calls),), {}, 512 * len(calls))
+
+    def put_responses(self, responses: Sequence[ToolResponse]) -> None:
+        self._write("put_responses", (list(responses),), {}, sum(len(str(r.payload)) for r in responses))
+
+    def responses(self, run_id: str) -> list[ToolResponse]:
+        return self.inner.responses(run_id)
 
     def put_summary(self, run_id: str, summary: dict[str, Any], *, trace_id: str = "", agent: str = "") -> None:
         self._write("put_summary", (run_id, summary), {"trace_id": trace_id, "agent": agent}, 2048)

@@ -11,6 +11,7 @@ from typing import Any, Sequence
 
 from citetrace._urls import url_key
 from citetrace.store._model import (
+    ToolResponse,
     AmbiguousRunId, Document, LedgerEntry, LedgerRow, RunRecord, ToolCallRecord, content_hash, make_ref, parse_ref,
 )
 
@@ -30,6 +31,7 @@ class MemoryStore:
         self._summaries: dict[str, dict[str, Any]] = {}
         self._journal: dict[str, list[tuple[int, str, dict[str, Any]]]] = {}
         self._rows: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
+        self._responses: dict[str, dict[int, ToolResponse]] = {}
 
     def put_document(
         self,
@@ -142,6 +144,14 @@ class MemoryStore:
         with self._lock:
             return copy.deepcopy(list(self._rows.get((run_id, table), {}).items()))
 
+    def put_responses(self, responses: Sequence[ToolResponse]) -> None:
+        with self._lock:
+            for r in responses:
+                self._responses.setdefault(r.run_id, {})[r.seq] = copy.deepcopy(r)
+
+    def responses(self, run_id: str) -> list[ToolResponse]:
+        with self._lock:
+            return [copy.deepcopy(r) for _, r in sorted(self._responses.get(run_id, {}).items())]
 
     def close(self) -> None:
         """Nothing to release."""

@@ -13,6 +13,7 @@ from typing import Any, Protocol, Sequence, runtime_checkable
 
 __all__ = [
     "AmbiguousRunId", "Document", "LedgerEntry", "LedgerRow", "RunRecord", "StoreBusy", "StoreError", "ToolCallRecord",
+    "ToolResponse",
     "Store", "content_hash", "make_ref", "parse_ref",
 ]
 
@@ -95,6 +96,20 @@ class ToolCallRecord:
     error_type: str | None = None
     urls_returned: Sequence[str] = ()
     query_text: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolResponse:
+    """What one tool call returned or raised, encoded for replay (``citetrace.capture._responses``).
+
+    ``args_key`` is the hash of the call's redacted, normalised arguments: replay matches on it, in order.
+    """
+
+    run_id: str
+    seq: int
+    tool: str
+    args_key: str
+    payload: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -202,6 +217,13 @@ class Store(Protocol):
         """A run's rows of one ledger table as (key, data), in creation order."""
         ...
 
+    def put_responses(self, responses: Sequence[ToolResponse]) -> None:
+        """Record tool responses for replay (written in one batch at run end)."""
+        ...
+
+    def responses(self, run_id: str) -> list[ToolResponse]:
+        """A run's recorded tool responses, in call order."""
+        ...
 
     def close(self) -> None:
         """Release connections."""

@@ -26,7 +26,7 @@ try:
 except ImportError:  # pragma: no cover - not POSIX: no spool, queued writes live in memory only
     fcntl = None  # type: ignore[assignment]
 
-from citetrace.store._model import RunRecord, Store, StoreBusy, ToolCallRecord, content_hash
+from citetrace.store._model import RunRecord, Store, StoreBusy, ToolCallRecord, ToolResponse, content_hash
 
 __all__ = ["Spool", "recover_spools", "spool_dir_for"]
 
@@ -41,7 +41,7 @@ def spool_dir_for(path: Path) -> Path:
 def _encode(seq: int, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bytes:
     if name == "put_run":
         args = (asdict(args[0]),)
-    elif name == "put_calls":
+    elif name in ("put_calls", "put_responses"):
         args = ([asdict(c) for c in args[0]],)
     return (json.dumps({"seq": seq, "op": name, "args": list(args), "kwargs": kwargs}, default=str) + "\n").encode()
 
@@ -52,6 +52,8 @@ def _decode(data: dict[str, Any]) -> tuple[str, tuple[Any, ...], dict[str, Any]]
         args = [RunRecord(**args[0])]
     elif name == "put_calls":
         args = [[ToolCallRecord(**{**c, "urls_returned": tuple(c.get("urls_returned") or ())}) for c in args[0]]]
+    elif name == "put_responses":
+        args = [[ToolResponse(**r) for r in args[0]]]
     return name, tuple(args), kwargs
 
 

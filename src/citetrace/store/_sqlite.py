@@ -23,7 +23,7 @@ from urllib.parse import quote
 from citetrace._redact import sink_safe
 from citetrace._urls import canonical_url, url_key
 from citetrace.store._model import (
-    AmbiguousRunId, Document, LedgerEntry, LedgerRow, RunRecord, StoreBusy, StoreError, ToolCallRecord, content_hash,
+    AmbiguousRunId, Document, LedgerEntry, LedgerRow, RunRecord, StoreBusy, StoreError, ToolCallRecord, ToolResponse, content_hash,
     make_ref, parse_ref,
 )
 
@@ -77,6 +77,14 @@ CREATE TABLE IF NOT EXISTS ledger_journal (
   seq    INTEGER NOT NULL,
   kind   TEXT NOT NULL,
   data   TEXT NOT NULL,
+  PRIMARY KEY (run_id, seq)
+);
+CREATE TABLE IF NOT EXISTS tool_responses (
+  run_id   TEXT NOT NULL,
+  seq      INTEGER NOT NULL,
+  tool     TEXT NOT NULL,
+  args_key TEXT NOT NULL,
+  payload  TEXT NOT NULL,
   PRIMARY KEY (run_id, seq)
 );
 CREATE TABLE IF NOT EXISTS ledger_rows (
@@ -341,6 +349,22 @@ class SQLiteStore:
         rows = self._read("SELECT key, data FROM ledger_rows WHERE run_id = ? AND tab = ? ORDER BY id",
                           (run_id, table))
         return [(str(r["key"]), json.loads(r["data"])) for r in rows]
+
+    # -- tool responses (replay) ---------------------------------------------------------------------
+    def put_responses(self, responses: Sequence[ToolResponse]) -> None:
+        if not responses:
+            return
+        with self._tx() as conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO tool_responses(run_id, seq, tool, args_key, payload) VALUES (?,?,?,?,?)",
+                [(r.run_id, r.seq, r.tool, r.args_key, json.dumps(r.payload)) for r in responses],
+            )
+
+    def responses(self, run_id: str) -> list[ToolResponse]:
+        rows = self._read("SELECT seq, tool, args_key, payload FROM tool_responses WHERE run_id = ? ORDER BY seq",
+                          (run_id,))
+        return [ToolResponse(run_id, int(r["seq"]), str(r["tool"]), str(r["args_key"]), json.loads(r["payload"]))
+                for r in rows]
 
     _RUN_SQL = (
         "SELECT r.run_id, r.trace_id, r.agent, r.question, r.started_at, r.ended_at, r.answer, r.error_type,"

@@ -1,0 +1,156 @@
+"""What a tool call returned or raised, in a form that replays faithfully, and the key replay matches on.
+
+Encodings (the payload's one key says which):
+- ``json``: a JSON-able value (dicts, lists, strings, numbers; tuples come back as lists);
+- ``requests`` / ``httpx``: a response's status, headers, URL and text, rebuilt as the same class;
+- ``pydantic``: a model's class and ``model_dump(mode="json")``, rebuilt with ``model_validate``
+  (a Tavily or Exa result object comes back as its own class);
+- ``text``: anything else, as the text the agent would have seen (``str(result)``);
+- ``raise``: an exception's class and message, raised again as the same type with the same message.
+
+Every string in a payload goes through ``redact_text`` (URL secrets, key shapes), like every stored URL, and
+the arguments are keyed in that same redacted form, so replay still matches. A payload over
+``MAX_PAYLOAD_BYTES`` is not recorded (counted as a store-write error).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+from typing import Any, Mapping, Sequence
+
+from citetrace._redact import redact_text
+
+__all__ = ["MAX_PAYLOAD_BYTES", "args_key", "encode_result", "encode_exception", "decode", "ReplayUnavailable"]
+
+MAX_PAYLOAD_BYTES = 4 * 1024 * 1024
+"""Largest payload recorded for one call (a bigger one is dropped and counted)."""
+
+
+class ReplayUnavailable(ValueError):
+    """A recorded payload that cannot be turned back into a value (its class is gone, or it was text)."""
+
+
+def _clean(value: Any, depth: int = 0) -> Any:
+    """The value as JSON with every string redacted; raises TypeError for what JSON cannot hold."""
+    if isinstance(value, str):
+        return redact_text(value)
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if depth > 64:
+        raise TypeError("nested too deeply")
+    if isinstance(value, Mapping):
+        return {str(k): _clean(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v, depth + 1) for v in value]
+    raise TypeError(type(value).__name__)
+
+
+def _qualname(obj: Any) -> str:
+    cls = obj if isinstance(obj, type) else type(obj)
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def _load(qualname: str) -> Any:
+    module, _, name = qualname.partition(":")
+    target: Any = importlib.import_module(module)
+    for part in name.split("."):
+        target = getattr(target, part)
+    return target
+
+
+def args_key(tool: str, args: Sequence[Any], kwargs: Mapping[str, Any], skip_self: bool) -> str:
+    """A stable key of a call's arguments, after redaction (``self`` and ``tool_call_id`` left out)."""
+    payload = {"args": list(args[1:] if skip_self else args),
+               "kwargs": {k: v for k, v in sorted(kwargs.items()) if k != "tool_call_id"}}
+    text = redact_text(json.dumps(payload, default=repr, sort_keys=True))
+    return hashlib.sha256(f"{tool}\x00{text}".encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def _response(result: Any) -> dict[str, Any] | None:
+    module = type(result).__module__
+    if module.startswith("requests") and hasattr(result, "status_code") and hasattr(result, "content"):
+        return {"requests": {"status": int(result.status_code), "headers": _clean(dict(result.headers)),
+                             "url": redact_text(str(result.url or "")), "text": redact_text(result.text),
+                             "encoding": result.encoding}}
+    if module.startswith("httpx") and hasattr(result, "status_code") and hasattr(result, "content"):
+        return {"httpx": {"status": int(result.status_code), "headers": _clean(dict(result.headers)),
+                          "url": redact_text(str(result.request.url)), "text": redact_text(result.text)}}
+    return None
+
+
+def encode_result(result: Any) -> dict[str, Any]:
+    """The payload of a returned value."""
+    response = _response(result)
+    if response is not None:
+        return response
+    try:
+        return {"json": _clean(result)}
+    except TypeError:
+        pass
+    dump = getattr(result, "model_dump", None)
+    if callable(dump):
+        try:
+            return {"pydantic": {"cls": _qualname(result), "data": _clean(dump(mode="json"))}}
+        except Exception:  # noqa: BLE001 - not a pydantic v2 model after all
+            pass
+    return {"text": redact_text(str(result))}
+
+
+def encode_exception(exc: BaseException) -> dict[str, Any]:
+    """The payload of a raised exception: its class and (redacted) message."""
+    return {"raise": {"cls": _qualname(exc), "message": redact_text(str(exc))}}
+
+
+def _exception(cls_name: str, message: str) -> BaseException:
+    try:
+        cls = _load(cls_name)
+    except (ImportError, AttributeError):
+        cls = None
+    if not (isinstance(cls, type) and issubclass(cls, BaseException)):
+        return RuntimeError(f"{cls_name}: {message}")
+    try:
+        exc = cls(message)
+        if str(exc) == message:
+            return exc
+    except Exception:  # noqa: BLE001 - a constructor with other arguments: build it without calling it
+        pass
+    exc = cls.__new__(cls)
+    exc.args = (message,)
+    return exc
+
+
+def decode(payload: Mapping[str, Any]) -> Any:
+    """The value a payload encodes (an exception is returned, not raised: the caller raises it)."""
+    if "json" in payload:
+        return payload["json"]
+    if "raise" in payload:
+        return _exception(str(payload["raise"]["cls"]), str(payload["raise"]["message"]))
+    if "requests" in payload:
+        import requests
+
+        data = payload["requests"]
+        response = requests.models.Response()
+        response.status_code = int(data["status"])
+        response.headers = requests.structures.CaseInsensitiveDict(data["headers"])
+        response.url = data["url"]
+        response.encoding = data.get("encoding") or "utf-8"
+        response._content = str(data["text"]).encode(response.encoding, "replace")  # noqa: SLF001 - requests' own field
+        return response
+    if "httpx" in payload:
+        import httpx
+
+        data = payload["httpx"]
+        headers = {k: v for k, v in data["headers"].items() if k.lower() not in ("content-encoding", "content-length")}
+        return httpx.Response(int(data["status"]), headers=headers, content=str(data["text"]).encode(),
+                              request=httpx.Request("GET", data["url"]))
+    if "pydantic" in payload:
+        data = payload["pydantic"]
+        try:
+            return _load(str(data["cls"])).model_validate(data["data"])
+        except Exception as exc:  # noqa: BLE001
+            raise ReplayUnavailable(f"cannot rebuild {data['cls']}: {exc}") from exc
+    if "text" in payload:
+        return payload["text"]
+    raise ReplayUnavailable(f"unknown recorded payload with keys {sorted(payload)}")

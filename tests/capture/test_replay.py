@@ -1,0 +1,209 @@
+"""Replay: a recorded run's tool calls answered from the store, in order, with no network access."""
+
+from __future__ import annotations
+
+import socket
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+import pytest
+import requests
+
+from citetrace import ReplayMiss, names, replay, research_run, traced_tool
+from citetrace.pytest_plugin import citetrace_replay  # noqa: F401 - the fixture under test
+from citetrace.summary import SpanRecord, summarize
+from citetrace.testing import Captured, capture_spans
+
+
+
+class LocalServer:
+    """A threaded HTTP server on 127.0.0.1 answering ``routes[prefix] = (status, body, type)``."""
+
+    def __init__(self) -> None:
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.routes: dict[str, tuple[int, str, str]] = {}
+        self.requests: list[str] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802
+                server.requests.append(self.path)
+                status, body, ctype = next((v for k, v in sorted(server.routes.items(), key=lambda kv: -len(kv[0]))
+                                            if self.path.startswith(k)), (404, "no", "text/plain"))
+                data = body.encode()
+                self.send_response(status)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+class QuotaError(Exception):
+    """A tool's own exception type."""
+
+
+@pytest.fixture
+def web() -> Iterator[LocalServer]:
+    """A search API and two pages on 127.0.0.1."""
+    srv = LocalServer()
+    srv.routes["/search"] = (200, '{"results": [{"url": "https://a.example/1"}, {"url": "https://b.example/2"}]}',
+                             "application/json")
+    srv.routes["/page/a"] = (200, "Page A text. " * 30, "text/html")
+    srv.routes["/page/gone"] = (404, "gone", "text/plain")
+    try:
+        yield srv
+    finally:
+        srv.close()
+
+
+@contextmanager
+def no_network() -> Iterator[list[Any]]:
+    """Any socket connect fails (and is listed): proves replay never calls out."""
+    attempts: list[Any] = []
+    real = socket.socket.connect
+
+    def refuse(self: socket.socket, address: Any) -> None:
+        attempts.append(address)
+        raise OSError("network disabled during replay")
+
+    socket.socket.connect = refuse  # type: ignore[method-assign]
+    try:
+        yield attempts
+    finally:
+        socket.socket.connect = real  # type: ignore[method-assign]
+
+
+def _tools(base: str) -> tuple[Any, Any, Any]:
+    @traced_tool(kind="search")
+    def search(query: str) -> list[dict[str, Any]]:
+        return list(requests.get(f"{base}/search", params={"q": query}, timeout=5).json()["results"])
+
+    @traced_tool(kind="fetch")
+    def read(url: str) -> requests.Response:
+        return requests.get(url, timeout=5)
+
+    @traced_tool(kind="search")
+    def quota(query: str) -> list[Any]:
+        raise QuotaError(f"quota exceeded for {query!r}")
+
+    return search, read, quota
+
+
+def _agent(base: str) -> dict[str, Any]:
+    search, read, quota = _tools(base)
+    with research_run("q") as run:
+        hits = search("lake orrin")
+        a, gone = read(f"{base}/page/a"), read(f"{base}/page/gone")
+        try:
+            quota("x")
+            error = None
+        except QuotaError as exc:
+            error = (type(exc), str(exc))
+        run.record_answer(f"Claim [1].\n\n[1] {base}/page/a")
+    return {"run": run.id, "hits": hits, "a": (a.status_code, a.text), "gone": (gone.status_code, gone.text),
+            "error": error}
+
+
+def _summary(cap: Captured, run_id: str) -> dict[str, Any]:
+    spans = [SpanRecord.from_readable_span(s) for s in cap.spans
+             if (s.attributes or {}).get(names.RUN_ID) == run_id]
+    out = summarize(spans).to_dict()
+    return {k: v for k, v in out.items() if k not in ("run_id", "trace_id", "keep", "total_ms", "slowest_ms")}
+
+
+def test_replay_gives_the_same_results_and_summary_twice_without_network(web: LocalServer) -> None:
+    """Two replays of a recorded run return what it returned (responses rebuilt, the exception raised again
+    with its type and message), make the same summary, touch no socket, and are new runs marked replay_of."""
+    with capture_spans(record_responses=True) as cap:
+        recorded = _agent(web.base)
+        first = _summary(cap, recorded["run"])
+        for _ in range(2):
+            with no_network() as attempts, replay(recorded["run"], store=cap.store) as rp:
+                again = _agent(web.base)
+            assert attempts == [] and rp.missed == 0 and rp.replayed == 4
+            assert {k: v for k, v in again.items() if k != "run"} == {k: v for k, v in recorded.items() if k != "run"}
+            assert again["run"] != recorded["run"]
+            assert _summary(cap, again["run"]) == first
+        roots = [s for s in cap.run_spans() if (s.attributes or {}).get(names.RUN_REPLAY_OF) == recorded["run"]]
+        assert len(roots) == 2
+
+
+def test_a_miss_raises_replaymiss_naming_the_tool(web: LocalServer) -> None:
+    """A call the recording never made raises ReplayMiss with the tool and its arguments."""
+    with capture_spans(record_responses=True) as cap:
+        recorded = _agent(web.base)
+        search, _read, _quota = _tools(web.base)
+        with replay(recorded["run"], store=cap.store), pytest.raises(ReplayMiss, match=r"'search'.*another query"):
+            search("another query")
+
+
+def test_passthrough_reaches_the_real_tool_and_empty_returns_nothing(web: LocalServer) -> None:
+    """passthrough calls the local server for a miss; empty returns an empty result without calling."""
+    with capture_spans(record_responses=True) as cap:
+        recorded = _agent(web.base)
+        search, _read, _quota = _tools(web.base)
+        before = len(web.requests)
+        with replay(recorded["run"], store=cap.store, miss="passthrough"):
+            assert len(search("new query")) == 2
+        assert len(web.requests) == before + 1
+        with no_network() as attempts, replay(recorded["run"], store=cap.store, miss="empty"):
+            assert search("new query") == []
+        assert attempts == []
+
+
+def test_nothing_is_recorded_unless_asked(web: LocalServer) -> None:
+    """By default no response is recorded, so there is nothing to replay."""
+    with capture_spans() as cap:
+        recorded = _agent(web.base)
+        assert cap.store.responses(recorded["run"]) == []
+
+
+def test_recorded_responses_are_redacted() -> None:
+    """Secrets in a recorded response (a URL's api_key) are redacted, and replay still matches the call."""
+    @traced_tool(kind="search")
+    def search(query: str, api_key: str) -> list[dict[str, str]]:
+        return [{"url": f"https://a.example/r?api_key={api_key}"}]
+
+    with capture_spans(record_responses=True) as cap:
+        with research_run("q") as run:
+            search("x", api_key="sk-live-abcdefabcdef0123")
+        (recorded,) = cap.store.responses(run.id)
+        assert "abcdefabcdef0123" not in str(recorded.payload)
+        with replay(run.id, store=cap.store):
+            assert "api_key" in search("x", api_key="sk-live-abcdefabcdef0123")[0]["url"]
+
+
+async def test_async_tools_replay() -> None:
+    """An async tool's recorded value comes back from an awaited replay."""
+    @traced_tool(kind="search")
+    async def search(query: str) -> list[dict[str, str]]:
+        return [{"url": "https://a.example/async"}]
+
+    with capture_spans(record_responses=True) as cap:
+        with research_run("q") as run:
+            first = await search("x")
+        with no_network(), replay(run.id, store=cap.store):
+            assert await search("x") == first
+
+
+def test_the_pytest_fixture_replays_for_the_test(web: LocalServer, citetrace_replay: Any) -> None:  # noqa: F811
+    """citetrace_replay(run_id) replays until the test ends."""
+    with capture_spans(record_responses=True) as cap:
+        recorded = _agent(web.base)
+        rp = citetrace_replay(recorded["run"], store=cap.store)
+        with no_network() as attempts:
+            _agent(web.base)
+        assert attempts == [] and rp.replayed == 4
