@@ -1,11 +1,12 @@
 """LangGraph agents with a scripted chat model and LangChain's own web tools (not citetrace-aware).
 
-Usage: ``python langgraph_agent.py BASE MODE``. MODE ``create_agent`` runs one ``langchain.agents.create_agent``
-graph four times: ``invoke``, ``ainvoke``, ``stream``, ``astream``. ``react`` runs
+Usage: ``python langgraph_agent.py BASE MODE[,MODE...]``, the modes in turn. MODE ``create_agent`` runs a
+``langchain.agents.create_agent`` graph named ``scout`` four times: ``invoke``, ``ainvoke``, ``stream``, ``astream``. ``react`` runs
 ``langgraph.prebuilt.create_react_agent`` once. ``report`` runs a hand-built StateGraph whose writer node
 puts the report under ``final_report`` and whose researcher node calls the agent graph (a nested graph).
-``user_run`` invokes the agent inside the application's own ``research_run``. ``concurrent`` invokes it
-four times at once: two asyncio tasks (``ainvoke``) and two threads (``invoke``). Prints the answers.
+``user_run`` invokes the agent inside the application's own ``research_run`` (named ``app``).
+``concurrent`` invokes a graph named ``crowd`` four times at once: two asyncio tasks (``ainvoke``) and two
+threads (``invoke``). Prints ``{"answers": {MODE: [answer, ...]}}``.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the test directo
 
 from _fakenet import reroute  # noqa: E402
 
-BASE, MODE = sys.argv[1], sys.argv[2]
+BASE, MODES = sys.argv[1], sys.argv[2].split(",")
 reroute(BASE)
 warnings.simplefilter("ignore")
 
@@ -80,10 +81,10 @@ def tools() -> list[Any]:
     return [TavilySearchResults(max_results=2, tavily_api_key="k"), duckduckgo_results_json, fetch]
 
 
-def agent() -> Any:
+def agent(name: str = "scout") -> Any:
     from langchain.agents import create_agent
 
-    return create_agent(model(), tools(), name="scout")
+    return create_agent(model(), tools(), name=name)
 
 
 def last_text(state: dict[str, Any]) -> str:
@@ -91,10 +92,10 @@ def last_text(state: dict[str, Any]) -> str:
 
 
 QUESTION = {"messages": [("user", "How fast is solar growing?")]}
-answers: list[str] = []
-if MODE == "create_agent":
-    answers.append(last_text(agent().invoke(QUESTION)))
-    answers.append(last_text(asyncio.run(agent().ainvoke(QUESTION))))
+
+
+def create_agent_four_ways() -> list[str]:
+    answers = [last_text(agent().invoke(QUESTION)), last_text(asyncio.run(agent().ainvoke(QUESTION)))]
     chunks = list(agent().stream(QUESTION, stream_mode="updates"))
     answers.append(str(chunks[-1]["model"]["messages"][-1].content))
 
@@ -105,30 +106,39 @@ if MODE == "create_agent":
         return last_text(state)
 
     answers.append(asyncio.run(astream()))
-elif MODE == "user_run":
+    return answers
+
+
+def user_run() -> list[str]:
     from citetrace import research_run
 
     with research_run("How fast is solar growing? (app)", agent="app"):
-        answers.append(last_text(agent().invoke(QUESTION)))
-elif MODE == "concurrent":
+        return [last_text(agent().invoke(QUESTION))]
+
+
+def concurrent() -> list[str]:
     import threading
 
     async def two_tasks() -> list[Any]:
-        return list(await asyncio.gather(agent().ainvoke(QUESTION), agent().ainvoke(QUESTION)))
+        return list(await asyncio.gather(agent("crowd").ainvoke(QUESTION), agent("crowd").ainvoke(QUESTION)))
 
     states: list[Any] = []
-    threads = [threading.Thread(target=lambda: states.append(agent().invoke(QUESTION))) for _ in range(2)]
+    threads = [threading.Thread(target=lambda: states.append(agent("crowd").invoke(QUESTION))) for _ in range(2)]
     for t in threads:
         t.start()
     states.extend(asyncio.run(two_tasks()))
     for t in threads:
         t.join()
-    answers.extend(last_text(state) for state in states)
-elif MODE == "react":
+    return [last_text(state) for state in states]
+
+
+def react() -> list[str]:
     from langgraph.prebuilt import create_react_agent
 
-    answers.append(last_text(create_react_agent(model(), tools()).invoke(QUESTION)))
-else:
+    return [last_text(create_react_agent(model(), tools()).invoke(QUESTION))]
+
+
+def report() -> list[str]:
     from langgraph.graph import END, START, StateGraph
 
     class State(TypedDict, total=False):
@@ -148,5 +158,9 @@ else:
     graph.add_edge(START, "research")
     graph.add_edge("research", "write")
     graph.add_edge("write", END)
-    answers.append(graph.compile(name="writer").invoke({"question": "How fast is solar growing?"})["final_report"])
-print(json.dumps({"answers": answers}))
+    return [graph.compile(name="writer").invoke({"question": "How fast is solar growing?"})["final_report"]]
+
+
+RUNS = {"create_agent": create_agent_four_ways, "user_run": user_run, "concurrent": concurrent, "react": react,
+        "report": report}
+print(json.dumps({"answers": {mode: RUNS[mode]() for mode in MODES}}))

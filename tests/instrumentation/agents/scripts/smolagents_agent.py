@@ -1,10 +1,11 @@
 """A smolagents research agent with a scripted model and smolagents' own web tools (not citetrace-aware).
 
-Usage: ``python smolagents_agent.py BASE MODE`` with MODE ``tool`` (ToolCallingAgent, ``run``), ``stream``
+Usage: ``python smolagents_agent.py BASE MODE[,MODE...]``, each MODE one invocation, in order, by an agent
+named ``{MODE}_agent`` (the managed case: ``boss``). MODE is ``tool`` (ToolCallingAgent, ``run``), ``stream``
 (the same, ``run(stream=True)`` drained), ``code`` (CodeAgent: tools called from its executor's worker
 thread), ``managed`` (a manager whose managed agent does the research), or ``submit`` / ``map`` /
 ``run_in_executor``: the pages are read by the agent's own ``read_pages`` tool, which fans the reads out to
-a thread pool that way (as deep-research agents do). Prints the answer.
+a thread pool that way (as deep-research agents do). Prints ``{"answers": {MODE: answer}}``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the test directo
 
 from _fakenet import reroute  # noqa: E402
 
-BASE, MODE = sys.argv[1], sys.argv[2]
+BASE, MODES = sys.argv[1], sys.argv[2].split(",")
 reroute(BASE)
 
 import asyncio  # noqa: E402
@@ -60,12 +61,16 @@ class ReadPages(Tool):
     inputs = {"urls": {"type": "string", "description": "comma-separated URLs"}}
     output_type = "string"
 
+    def __init__(self, mode: str) -> None:
+        super().__init__()
+        self.mode = mode
+
     def forward(self, urls: str) -> str:
         visit = VisitWebpageTool()
         todo = urls.split(",")
-        if MODE == "submit":
+        if self.mode == "submit":
             pages = [f.result() for f in [POOL.submit(visit, u) for u in todo]]
-        elif MODE == "map":
+        elif self.mode == "map":
             pages = list(POOL.map(visit, todo))
         else:
             async def gather() -> list[str]:
@@ -76,8 +81,8 @@ class ReadPages(Tool):
         return "\n\n".join(pages)
 
 
-def tool_steps() -> list[ChatMessage]:
-    if MODE in ("submit", "map", "run_in_executor"):
+def tool_steps(mode: str) -> list[ChatMessage]:
+    if mode in ("submit", "map", "run_in_executor"):
         reads = [call(3, "read_pages", urls=",".join(VISITS))]
     else:
         reads = [call(3 + i, "visit_webpage", url=u) for i, u in enumerate(VISITS)]  # parallel tool calls
@@ -97,31 +102,34 @@ CODE_STEPS = [
 ]
 
 
-def tools() -> list[Any]:
+def tools(mode: str) -> list[Any]:
     ddg = DuckDuckGoSearchTool()
     ddg.name = "duckduckgo_search"  # both search tools are called web_search by default
-    return [WebSearchTool(engine="duckduckgo"), ddg, VisitWebpageTool(), ReadPages()]
+    return [WebSearchTool(engine="duckduckgo"), ddg, VisitWebpageTool(), ReadPages(mode)]
 
 
-if MODE in ("tool", "stream", "submit", "map", "run_in_executor"):
-    agent: Any = ToolCallingAgent(tools=tools(), model=Scripted(tool_steps()), max_steps=6, verbosity_level=0)
-    if MODE == "tool":
-        out = agent.run("How fast is solar growing?")
-    else:
-        steps = list(agent.run("How fast is solar growing?", stream=True))
-        out = steps[-1].output
-elif MODE == "code":
-    agent = CodeAgent(tools=tools(), model=Scripted([ChatMessage(role="assistant", content=c) for c in CODE_STEPS]),
-                      max_steps=5, verbosity_level=0)
-    out = agent.run("How fast is solar growing?")
-else:
-    researcher = ToolCallingAgent(tools=tools(), model=Scripted(tool_steps()), max_steps=6, verbosity_level=0,
-                                  name="researcher", description="Researches the web.")
-    boss = ToolCallingAgent(tools=[], managed_agents=[researcher], verbosity_level=0, max_steps=3, name="boss",
-                            model=Scripted([
-                                ChatMessage(role="assistant", content="", tool_calls=[
-                                    call(1, "researcher", task="How fast is solar growing?")]),
-                                ChatMessage(role="assistant", content="", tool_calls=[
-                                    call(2, "final_answer", answer=ANSWER)])]))
-    out = boss.run("Write a cited note on solar growth.")
-print(json.dumps({"answer": out}))
+QUESTION = "How fast is solar growing?"
+
+
+def invoke(mode: str) -> Any:
+    """One invocation of the agent this mode describes; returns its answer."""
+    name = f"{mode}_agent"
+    if mode == "code":
+        steps = [ChatMessage(role="assistant", content=c) for c in CODE_STEPS]
+        return CodeAgent(tools=tools(mode), model=Scripted(steps), max_steps=5, verbosity_level=0, name=name).run(QUESTION)
+    if mode == "managed":
+        researcher = ToolCallingAgent(tools=tools(mode), model=Scripted(tool_steps(mode)), max_steps=6,
+                                      verbosity_level=0, name="researcher", description="Researches the web.")
+        boss_steps = [ChatMessage(role="assistant", content="", tool_calls=[call(1, "researcher", task=QUESTION)]),
+                      ChatMessage(role="assistant", content="", tool_calls=[call(2, "final_answer", answer=ANSWER)])]
+        boss = ToolCallingAgent(tools=[], managed_agents=[researcher], verbosity_level=0, max_steps=3, name="boss",
+                                model=Scripted(boss_steps))
+        return boss.run("Write a cited note on solar growth.")
+    agent = ToolCallingAgent(tools=tools(mode), model=Scripted(tool_steps(mode)), max_steps=6, verbosity_level=0,
+                             name=name)
+    if mode == "stream":
+        return list(agent.run(QUESTION, stream=True))[-1].output
+    return agent.run(QUESTION)
+
+
+print(json.dumps({"answers": {mode: invoke(mode) for mode in MODES}}))
