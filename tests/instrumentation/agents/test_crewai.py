@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from ._research import EXPECTED, ResearchWeb, figures, one_run, two_concurrent_runs
+from ._research import EXPECTED, ResearchWeb, figures, one_run, run_agent, runs, two_concurrent_runs
 
 SCRIPT = "crewai_agent.py"
 PYTHON = os.environ.get("CREWAI_PYTHON") or str(Path(__file__).parents[3] / ".venv-crewai" / "bin" / "python")
@@ -43,9 +43,10 @@ def _one_run(tmp_path: Path, web: ResearchWeb, mode: str) -> dict[str, Any]:
     return one_run(tmp_path, web, SCRIPT, mode, extra_env=ENV, python=PYTHON)
 
 
-@pytest.mark.parametrize("mode", ["kickoff", "akickoff", "kickoff_async"])
+@pytest.mark.parametrize("mode", ["kickoff", "akickoff", "kickoff_async", "stream"])
 def test_each_entry_point_is_one_summarized_run(tmp_path: Path, web: ResearchWeb, mode: str) -> None:
-    """``kickoff``, ``akickoff`` and ``kickoff_async`` each give exactly one run named after the crew, with
+    """``kickoff``, ``akickoff``, ``kickoff_async`` and a streaming crew's ``kickoff`` (drained) each give
+    exactly one run named after the crew, with
     the topic as question, ``CrewOutput.raw`` as the answer, and the summary of what the tools really did."""
     run = _one_run(tmp_path, web, mode)
     assert (run["agent"], run["question"], run["answer"]) == ("research crew", "What is OpenTelemetry?",
@@ -62,3 +63,12 @@ def test_concurrent_crews_are_separate(tmp_path: Path, web: ResearchWeb) -> None
     both = {k: sum(figures(r)[k] for r in found) for k in ("searches", "reads", "rate_limited", "failed_reads")}
     assert both == _served(web)
     assert all(figures(r)["citations"] == 3 and figures(r)["empty_searches"] == 1 for r in found)
+
+
+def test_kickoff_for_each_is_one_run_per_input(tmp_path: Path, web: ResearchWeb) -> None:
+    """``kickoff_for_each`` over two inputs is two runs, one per input, each with its topic as question."""
+    out = run_agent(tmp_path, SCRIPT, web.base, "for_each", web.answer(), extra_env=ENV, python=PYTHON)
+    assert out.strip() == "[True, True]"
+    found = runs(tmp_path)
+    assert sorted((r["agent"], r["question"]) for r in found) == [("research crew", "Q1"), ("research crew", "Q2")]
+    assert all(r["answer"] == web.answer().strip() and figures(r)["citations"] == 3 for r in found)

@@ -34,12 +34,12 @@ class ScriptedLLM(BaseLLM):
         return False
 
 
-def crew(name: str = "research crew") -> Crew:
+def crew(name: str = "research crew", stream: bool = False) -> Crew:
     researcher = Agent(role="researcher", goal="answer with sources", backstory="careful", allow_delegation=False,
                        tools=[SerperDevTool(base_url=base + "/serper"), ScrapeWebsiteTool()],
                        llm=ScriptedLLM(model="scripted"), max_iter=10, verbose=False)
     task = Task(description="Research: {topic}", expected_output="a cited note", agent=researcher)
-    return Crew(name=name, agents=[researcher], tasks=[task], verbose=False)
+    return Crew(name=name, agents=[researcher], tasks=[task], verbose=False, stream=stream)
 
 
 INPUTS = {"topic": "What is OpenTelemetry?"}
@@ -59,5 +59,13 @@ async def main() -> object:
 
 if mode == "kickoff":
     print(crew().kickoff(inputs=INPUTS).raw == answer)
+elif mode == "stream":
+    streaming = crew(stream=True).kickoff(inputs=INPUTS)
+    for _chunk in streaming:  # the scripted LLM does not stream tokens: there may be no chunks
+        pass
+    print(streaming.result.raw == answer)
+elif mode == "for_each":
+    outputs = crew().kickoff_for_each(inputs=[{"topic": "Q1"}, {"topic": "Q2"}])
+    print([o.raw == answer for o in outputs])
 else:
     print(asyncio.run(main()))
