@@ -22,10 +22,10 @@ def _one_run(tmp_path: Path, research_web: ResearchWeb, mode: str) -> dict[str, 
     return one_run(tmp_path, research_web, SCRIPT, mode)
 
 
-@pytest.mark.parametrize("mode", ["run", "sync", "iter", "run_stream", "stream_events"])
+@pytest.mark.parametrize("mode", ["run", "sync", "iter", "run_stream", "stream_events", "instrumented"])
 def test_each_entry_point_is_one_summarized_run(tmp_path: Path, research_web: ResearchWeb, mode: str) -> None:
     """``Agent.run``, ``run_sync``, ``async with agent.iter()``, ``run_stream`` and ``run_stream_events`` each
-    give exactly one run named after the agent, with the question, the summary of what the built-in tools really did, and the output as answer."""
+    give exactly one run named after the agent (also with PydanticAI's own OpenTelemetry instrumentation on), with the question, the summary of what the built-in tools really did, and the output as answer."""
     run = _one_run(tmp_path, research_web, mode)
     assert (run["agent"], run["question"], run["answer"]) == ("researcher", "What is OpenTelemetry?", research_web.answer())
     assert figures(run) == PYDANTIC_EXPECTED

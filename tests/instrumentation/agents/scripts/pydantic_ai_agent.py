@@ -39,15 +39,20 @@ def scripted(calls: list) -> FunctionModel:
     return FunctionModel(respond, stream_function=stream)
 
 
-def researcher(name: str = "researcher") -> Agent:
+def researcher(name: str = "researcher", instrument: bool = False) -> Agent:
     tools = [tavily_search_tool(client=AsyncTavilyClient(api_key="k", api_base_url=base)),
              web_fetch_tool(allow_local_urls=True, timeout=5)]
-    return Agent(scripted(SESSION), name=name, tools=tools, retries=3)
+    agent = Agent(scripted(SESSION), name=name, tools=tools, retries=3)
+    if instrument:
+        agent.instrument = True
+    return agent
 
 
 async def main() -> object:
     if mode == "run":
         return (await researcher().run("What is OpenTelemetry?")).output == answer
+    if mode == "instrumented":  # PydanticAI's own OpenTelemetry spans on as well
+        return (await researcher(instrument=True).run("What is OpenTelemetry?")).output == answer
     if mode == "iter":
         async with researcher().iter("What is OpenTelemetry?") as agent_run:
             async for _node in agent_run:
