@@ -69,7 +69,9 @@ def test_cli_ledger_mode_then_show_audit_report(tmp_path: Path, capsys: pytest.C
     """`citetrace demo --ledger sso --check` keeps the run; show --json, audit and report read it back."""
     db = tmp_path / "s.db"
     assert main(["demo", "--ledger", "sso", "--check", "--store", str(db)]) == 0
-    capsys.readouterr()
+    printed = capsys.readouterr().out
+    assert "claim c1: insufficient -> contradicted | new pass -> verified" in printed
+    assert "iteration 2: trigger contradicted -> adjudicating_search, unresolved 0 (delta -1)" in printed
     (run,) = SQLiteStore(db).runs()
     assert main(["ledger", "show", run.run_id, "--json", "--store", str(db)]) == 0
     data = json.loads(capsys.readouterr().out)

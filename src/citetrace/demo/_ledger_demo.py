@@ -166,10 +166,19 @@ def mismatches(result: LedgerDemoResult) -> list[str]:
     return out + [f"audit: {b}" for b in result.audit_breaks]
 
 
+def _passes(transitions: list[str]) -> str:
+    """``insufficient -> contradicted | new pass -> verified``: the claim's path, a bar where a pass opens."""
+    path = ["insufficient"]
+    for step in transitions:
+        _before, after = step.split("->")
+        path.append("| new pass" if after == names.CLAIM_INSUFFICIENT else f"-> {after}")
+    return " ".join(path)
+
+
 def format_ledger_result(result: LedgerDemoResult) -> str:
     """A scenario as ``citetrace demo --ledger`` prints it: the claim's path, the iterations, the report."""
     lines = [f"== ledger scenario {result.scenario}: run {result.run_id}",
-             f"   claim c1: {' -> '.join(['insufficient'] + [t.split('->')[1] for t in result.transitions])}"]
+             f"   claim c1: {_passes(result.transitions)}"]
     for s in result.vital_signs:
         lines.append(f"   iteration {s['iteration']}: trigger {s['trigger']} -> {s['repair']}, unresolved"
                      f" {s['unresolved']} (delta {s['unresolved_delta']:+d}), tool calls {s['tool_calls']},"
