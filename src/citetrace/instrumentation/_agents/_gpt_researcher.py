@@ -11,7 +11,8 @@ extras) pins numpy 2.2, python-dateutil 2.9 and filelock 3, so installing it wou
 the project already uses and add ~90 more (spacy, unstructured, pymupdf...). The row is written against
 gpt-researcher's ``agent.py`` (0.15/0.16: ``async conduct_research(self, on_progress=None)``, ``async
 write_report(self, ...) -> str``, ``self.query``); its tests run the same row on a stand-in class with those
-signatures (tests/instrumentation/agents/test_gpt_researcher_row.py). See docs/frameworks.md.
+signatures (tests/instrumentation/agents/test_gpt_researcher_row.py), and it was checked by hand once against
+the real class in a venv of its own (docs/frameworks.md says what that covered).
 """
 
 from __future__ import annotations
