@@ -57,6 +57,14 @@ def test_each_entry_point_is_one_summarized_run(tmp_path: Path, web: ResearchWeb
     assert run["error_type"] is None and run["ended_at"] is not None
 
 
+def test_native_parallel_tool_calls_land_in_the_run(tmp_path: Path, web: ResearchWeb) -> None:
+    """With function calling (two tool calls per model turn, which CrewAI runs in parallel worker threads)
+    every call is in the one run: the figures are exactly those of the session, as the server saw it."""
+    run = _one_run(tmp_path, web, "native")
+    assert run["answer"] == web.answer().strip()
+    assert figures(run) == EXPECTED == {**EXPECTED, **_served(web)}
+
+
 def test_concurrent_crews_are_separate(tmp_path: Path, web: ResearchWeb) -> None:
     """Two crews awaited together with ``asyncio.gather`` are two runs, each with its own calls."""
     found = two_concurrent_runs(tmp_path, web, SCRIPT, [("c1", "Q1"), ("c2", "Q2")], extra_env=ENV, python=PYTHON)

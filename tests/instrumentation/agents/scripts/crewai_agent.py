@@ -18,26 +18,35 @@ SESSION = [(SEARCH, {"search_query": "what is opentelemetry"}), (SEARCH, {"searc
 
 
 class ScriptedLLM(BaseLLM):
-    """One tool call per model turn, then the final answer (the turn is the number of calls so far)."""
+    """One tool call per model turn, then the final answer (the turn is the number of calls so far). With
+    ``native``, it calls tools the function-calling way instead, two at a time (CrewAI runs them in parallel)."""
 
     calls: int = 0
+    native: bool = False
 
     def call(self, messages: Any, tools: Any = None, callbacks: Any = None, available_functions: Any = None,
-             from_task: Any = None, from_agent: Any = None, response_model: Any = None) -> str:
+             from_task: Any = None, from_agent: Any = None, response_model: Any = None) -> Any:
         turn, self.calls = self.calls, self.calls + 1
+        if self.native and 2 * turn < len(SESSION):
+            pair = SESSION[2 * turn:2 * turn + 2]
+            return [{"id": f"call-{turn}-{i}", "type": "function",
+                     "function": {"name": name.lower().replace(" ", "_"), "arguments": json.dumps(args)}}
+                    for i, (name, args) in enumerate(pair)]
+        if self.native:
+            return answer
         if turn < len(SESSION):
             name, args = SESSION[turn]
             return f"Thought: I need more.\nAction: {name}\nAction Input: {json.dumps(args)}"
         return f"Thought: I know the answer.\nFinal Answer: {answer}"
 
     def supports_function_calling(self) -> bool:
-        return False
+        return self.native
 
 
-def crew(name: str = "research crew", stream: bool = False) -> Crew:
+def crew(name: str = "research crew", stream: bool = False, native: bool = False) -> Crew:
     researcher = Agent(role="researcher", goal="answer with sources", backstory="careful", allow_delegation=False,
                        tools=[SerperDevTool(base_url=base + "/serper"), ScrapeWebsiteTool()],
-                       llm=ScriptedLLM(model="scripted"), max_iter=10, verbose=False)
+                       llm=ScriptedLLM(model="scripted", native=native), max_iter=10, verbose=False)
     task = Task(description="Research: {topic}", expected_output="a cited note", agent=researcher)
     return Crew(name=name, agents=[researcher], tasks=[task], verbose=False, stream=stream)
 
@@ -59,6 +68,8 @@ async def main() -> object:
 
 if mode == "kickoff":
     print(crew().kickoff(inputs=INPUTS).raw == answer)
+elif mode == "native":
+    print(crew(native=True).kickoff(inputs=INPUTS).raw == answer)
 elif mode == "stream":
     streaming = crew(stream=True).kickoff(inputs=INPUTS)
     for _chunk in streaming:  # the scripted LLM does not stream tokens: there may be no chunks
