@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from typing import Mapping, Protocol, Sequence
 
 from citetrace import names
-from citetrace.ledger._model import J_DECISION, Claim, Evidence
+from citetrace.ledger._ledger import Ledger
+from citetrace.ledger._model import ADJUDICATE, J_DECISION, Claim, Evidence, LedgerError
 
 __all__ = [
     "Entailment", "EntailmentDecision", "JudgeEntailment", "Policy", "Assessment", "Corroboration", "assess",
@@ -145,7 +146,7 @@ def corroboration(records: Sequence[Evidence], by_id: Mapping[str, Evidence]) ->
     return Corroboration(tuple(sorted(set(origins.values()))), tuple(origins), tuple(ignored))
 
 
-def assess(ledger: "object", cid: str, entailment: Entailment, *, policy: Policy | None = None,
+def assess(ledger: Ledger, cid: str, entailment: Entailment, *, policy: Policy | None = None,
            second: Entailment | None = None, now: float | None = None) -> Assessment:
     """Run the three checks on a claim's linked evidence, log each entailment decision, suggest a verdict.
 
@@ -155,9 +156,8 @@ def assess(ledger: "object", cid: str, entailment: Entailment, *, policy: Policy
     low-confidence decision go to ``second`` when given: if it says the opposite the claim stays
     undecided and goes to human review; if it cannot confirm, the verdict stands and goes to human review.
     """
-    from citetrace.ledger._ledger import ADJUDICATE, Ledger
-
-    assert isinstance(ledger, Ledger)
+    if not isinstance(ledger, Ledger):
+        raise LedgerError(f"assess() needs a Ledger, got {type(ledger).__name__}")
     policy = policy or Policy()
     claim = ledger.claim(cid)
     now = ledger.clock() if now is None else now
