@@ -52,9 +52,9 @@ def test_content_length_that_is_not_ascii_digits_is_a_400(make_service: MakeServ
 
 def test_a_body_over_the_limit_gets_its_413_without_a_broken_pipe(make_service: MakeService) -> None:
     """The client sends its whole (too large) body and then reads the 413: the server drained it, no EPIPE."""
-    service = make_service(max_body_bytes=1 << 20)
+    service = make_service(max_body_bytes=4 << 20)
     conn = http.client.HTTPConnection("127.0.0.1", service.port, timeout=10)
-    conn.request("POST", "/v1/traces", body=b"\0" * (2 << 20), headers={"Content-Type": PB})
+    conn.request("POST", "/v1/traces", body=b"\0" * (15 << 20), headers={"Content-Type": PB})
     assert conn.getresponse().status == 413
     conn.close()
 

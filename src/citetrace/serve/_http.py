@@ -42,6 +42,7 @@ _READ_SIZE = 256 * 1024
 _MAX_HEADER_BYTES = 64 * 1024
 _IDLE_SECONDS = 60.0
 _LINGER_SECONDS = 2.0
+_LINGER_FACTOR = 4
 
 
 class Accepted(NamedTuple):
@@ -385,16 +386,17 @@ class IngestServer:
             pass
 
     async def _linger(self, reader: asyncio.StreamReader, deadline: float | None) -> None:
-        """Read and drop up to ``max_body_bytes`` of what the client is still sending, briefly, then close.
+        """Read and drop up to 4 x ``max_body_bytes`` of what the client is still sending, then close.
 
         Closing a socket with unread data makes the kernel reset the connection, and the client then fails
         with a broken pipe before it reads our answer; reading a bounded amount first lets it see the answer.
         """
         loop = asyncio.get_running_loop()
         # until the request's own deadline (a client may legitimately need that long to send its body), or
-        # briefly when there is none; never more than max_body_bytes
+        # briefly when there is none; never more than 4 x max_body_bytes (a body somewhat over the limit still
+        # gets its 413 read, so the collector drops the batch instead of retrying it after a broken pipe)
         until = max(deadline, loop.time() + 0.1) if deadline is not None else loop.time() + _LINGER_SECONDS
-        budget = self.ingest.max_body_bytes
+        budget = _LINGER_FACTOR * self.ingest.max_body_bytes
         try:
             while budget > 0:
                 wait = until - loop.time()
