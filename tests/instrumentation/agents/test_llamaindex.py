@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from ._research import EXPECTED, ResearchWeb, figures, one_run, two_concurrent_runs
+from ._research import EXPECTED, ResearchWeb, figures, one_run, run_agent, runs, two_concurrent_runs
 
 SCRIPT = "llamaindex_agent.py"
 
@@ -28,6 +28,15 @@ def test_each_entry_point_is_one_summarized_run(tmp_path: Path, research_web: Re
     assert (run["agent"], run["question"], run["answer"]) == ("researcher", "What is OpenTelemetry?", research_web.answer())
     assert figures(run) == EXPECTED
     assert run["error_type"] is None and run["ended_at"] is not None
+
+
+def test_failed_workflow_marks_the_run(tmp_path: Path, research_web: ResearchWeb) -> None:
+    """An agent stopped by ``max_iterations`` raises to the caller as before; its run ends with that error
+    type, no answer, and the search it made before stopping."""
+    out = run_agent(tmp_path, SCRIPT, research_web.base, "max_iterations", research_web.answer())
+    assert out.strip() == "WorkflowRuntimeError"
+    (run,) = runs(tmp_path)
+    assert (run["error_type"], run["answer"], run["summary"]["searches"]) == ("WorkflowRuntimeError", None, 1)
 
 
 def test_agent_called_from_a_tool_joins_the_outer_run(tmp_path: Path, research_web: ResearchWeb) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from ._research import EXPECTED, ResearchWeb, figures, one_run, show, two_concurrent_runs
+from ._research import EXPECTED, ResearchWeb, figures, one_run, run_agent, runs, show, two_concurrent_runs
 
 SCRIPT = "pydantic_ai_agent.py"
 # the session: search (2 results), search "nothing" (empty), web_fetch page/a (ok), /gone/x (404), /slow/x (429)
@@ -42,6 +42,15 @@ def test_web_fetch_tool_reads_are_stored(tmp_path: Path, research_web: ResearchW
                        ("pydantic_ai.web_fetch", f"{research_web.base}/gone/x", "error"),
                        ("pydantic_ai.web_fetch", f"{research_web.base}/slow/x", "rate_limited")]
     assert [d["url"] for d in shown["documents"] if d["status"] == "ok"] == [f"{research_web.base}/page/a"]
+
+
+def test_failed_run_is_marked(tmp_path: Path, research_web: ResearchWeb) -> None:
+    """A run stopped by its usage limit raises to the caller as before; the run ends with that error type,
+    no answer, and the searches made before it stopped."""
+    out = run_agent(tmp_path, SCRIPT, research_web.base, "usage_limit", research_web.answer())
+    assert out.strip() == "UsageLimitExceeded"
+    (run,) = runs(tmp_path)
+    assert (run["error_type"], run["answer"], run["summary"]["searches"]) == ("UsageLimitExceeded", None, 2)
 
 
 def test_delegated_agent_joins_the_outer_run(tmp_path: Path, research_web: ResearchWeb) -> None:

@@ -48,6 +48,12 @@ async def main() -> object:
         handler = researcher().run(user_msg="What is OpenTelemetry?")
         kinds = {type(event).__name__ async for event in handler.stream_events()}
         return text(await handler) == answer and "ToolCallResult" in kinds
+    if mode == "max_iterations":
+        try:
+            await researcher().run(user_msg="What is OpenTelemetry?", max_iterations=2)
+        except Exception as exc:  # noqa: BLE001 - the framework's own error type is what the run records
+            return type(exc).__name__
+        return "no error"
     if mode == "workflow":
         flow = AgentWorkflow(agents=[researcher()], root_agent="researcher")
         return text(await flow.run(user_msg="What is OpenTelemetry?")) == answer

@@ -53,6 +53,14 @@ async def main() -> object:
         return (await researcher().run("What is OpenTelemetry?")).output == answer
     if mode == "instrumented":  # PydanticAI's own OpenTelemetry spans on as well
         return (await researcher(instrument=True).run("What is OpenTelemetry?")).output == answer
+    if mode == "usage_limit":
+        from pydantic_ai.usage import UsageLimits
+
+        try:
+            await researcher().run("What is OpenTelemetry?", usage_limits=UsageLimits(request_limit=2))
+        except Exception as exc:  # noqa: BLE001 - the framework's own error type is what the run records
+            return type(exc).__name__
+        return "no error"
     if mode == "iter":
         async with researcher().iter("What is OpenTelemetry?") as agent_run:
             async for _node in agent_run:
