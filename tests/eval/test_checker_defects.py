@@ -88,3 +88,10 @@ def test_extractive_support_is_literal() -> None:
     assert judge("Lake Orrin had 41 days with harmful algal blooms in 2024.", page) == SUPPORTED
     assert judge("Lake Orrin had 63 days with harmful algal blooms in 2024.", page) != SUPPORTED
     assert judge("Lake Orrin may have had 41 days with algal blooms.", page) != SUPPORTED
+
+
+def test_claim_precision_is_half_open() -> None:
+    """A claim of 99.9 % stands for [99.85, 99.95): a page's 99.95 % is a different value; 99.93 % matches."""
+    claim = extract_facts("99.9 %")[0]
+    assert facts_equal(claim, extract_facts("99.93 %")[0]) and facts_equal(claim, extract_facts("99.85 %")[0])
+    assert not facts_equal(claim, extract_facts("99.95 %")[0])

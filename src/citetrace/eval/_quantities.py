@@ -96,9 +96,12 @@ def _interval(value: float, qualifier: str, percent: bool, text: str, precise: b
     if tolerance is not None:
         return tolerance
     decimals = _decimals(text)
-    if precise and decimals > 0:  # a claim of 4.2 stands for 4.15-4.25: it matches a page's 4.23
-        half = 0.5 * 10 ** -decimals
-        return value - half, value + half
+    if precise and decimals > 0:  # a claim of 4.2 stands for [4.15, 4.25): it matches a page's 4.23, and
+        # not 4.25, which rounds to 4.3 (99.9 % is not 99.95 %); "$1.2 billion" scales the half-width too
+        raw = re.search(r"\d[\d,]*(?:\.\d+)?", text)
+        written = float(raw.group(0).replace(",", "")) if raw else 0.0
+        half = 0.5 * 10 ** -decimals * (abs(value) / written if written else 1.0)
+        return value - half, value + half * (1 - 1e-6)
     return value, value
 
 
@@ -116,4 +119,5 @@ def values_agree(claim: tuple[float, float | None, str, str], other: tuple[float
         cq = oq = ""
     clo, chi = (cv, ch) if ch is not None else _interval(cv, cq, percent, ctext, True)
     olo, ohi = (ov, oh) if oh is not None else _interval(ov, oq, percent, otext, False)
-    return clo <= ohi + 1e-9 and olo <= chi + 1e-9
+    eps = 1e-12 * max(1.0, abs(chi), abs(ohi))  # float noise only ("$1.2 billion" == "1,200 million dollars")
+    return clo <= ohi + eps and olo <= chi + eps
