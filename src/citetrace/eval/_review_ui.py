@@ -32,19 +32,20 @@ _CLEAR = "\x1b[2J\x1b[H"
 
 def render(item: ReviewItem, position: int, total: int, width: int = 100) -> str:
     """The screen for one pair."""
-    def wrap(text: str, indent: str = "  ") -> str:
-        return "\n".join(textwrap.fill(par, width, initial_indent=indent, subsequent_indent=indent)
-                         for par in text.split("\n\n") if par.strip())
+    def wrap(text: str, indent: str = "  ", gap: str = "\n") -> str:
+        return gap.join(textwrap.fill(par, width, initial_indent=indent, subsequent_indent=indent)
+                        for par in text.split("\n\n") if par.strip())
 
     lines = [f"pair {position}/{total}   run {item.run_id}   judge {item.judge}: {item.judge_label}"
-             + (f" (other judge: {item.other_label})" if item.other_label else "")
-             + (f"   sampled for: {', '.join(item.reasons)}" if item.reasons else "")]
+             + (f" (other judge: {item.other_label})" if item.other_label else "")]
+    if item.reasons:
+        lines.append(f"sampled for: {', '.join(item.reasons)}")
     if item.question:
         lines.append(f"question: {item.question}")
     lines += ["", "CLAIM", wrap(item.claim)]
     if item.sentence and item.sentence.strip() != item.claim.strip():
         lines += ["from the sentence", wrap(item.sentence)]
-    lines += ["", f"PASSAGES from {item.url}", wrap(item.passage), "", _HELP]
+    lines += ["", f"PASSAGES from {item.url}", wrap(item.passage, gap="\n\n"), "", _HELP]
     return "\n".join(lines) + "\n"
 
 
