@@ -27,7 +27,7 @@ from citetrace._join import JoiningTracerProvider
 from citetrace.config import Settings, load_settings
 from citetrace.store import BufferedStore, Store, agent_store, set_default_store
 
-__all__ = ["configure", "Telemetry", "exporter_from_env"]
+__all__ = ["configure", "Telemetry"]
 
 _log = logging.getLogger("citetrace")
 _lock = threading.Lock()
@@ -77,12 +77,6 @@ class Telemetry:
         with _lock:
             if _current is self:
                 _current = None
-
-
-def exporter_from_env(environ: dict[str, str] | None = None) -> SpanExporter | None:
-    """The first exporter ``OTEL_TRACES_EXPORTER`` names (see ``citetrace._exporters``), or None for ``none``."""
-    found = exporters_from_env(environ)
-    return found[0] if found else None
 
 
 def _summary_processor(settings: Settings, store: Store | None, exporters: list[SpanExporter],

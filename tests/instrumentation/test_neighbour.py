@@ -91,6 +91,58 @@ with open(out_path, "w") as fh:
 '''
 
 
+LANGGRAPH_APP = '''
+import json
+import sys
+from typing import Any
+
+from langchain.agents import create_agent
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.tools import tool
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+import searchlib
+
+base, out_path = sys.argv[1], sys.argv[2]
+exporter = InMemorySpanExporter()
+provider = TracerProvider()
+provider.add_span_processor(SimpleSpanProcessor(exporter))
+trace.set_tracer_provider(provider)
+if "--openinference" in sys.argv:
+    from openinference.instrumentation.langchain import LangChainInstrumentor
+    LangChainInstrumentor().instrument(tracer_provider=provider)
+
+
+@tool
+def web_search(query: str) -> str:
+    """Search the web."""
+    return "\\n".join(r["url"] for r in searchlib.search(query, base))
+
+
+class Scripted(GenericFakeChatModel):
+    """A chat model answering from a script; it accepts tools (the script decides the calls)."""
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+        return self
+
+
+messages = [AIMessage(content="", tool_calls=[{"name": "web_search", "args": {"query": "solar"}, "id": "c1"}]),
+            AIMessage(content=f"Solar grew [1]({base}/page/0).")]
+agent = create_agent(Scripted(messages=iter(messages)), tools=[web_search])
+result = agent.invoke({"messages": [{"role": "user", "content": "How fast is solar growing?"}]})
+provider.force_flush()
+spans = [{"name": s.name, "trace_id": format(s.context.trace_id, "032x"), "span_id": s.context.span_id,
+          "parent": s.parent.span_id if s.parent else None, "scope": s.instrumentation_scope.name,
+          "attrs": {k: v for k, v in (s.attributes or {}).items() if isinstance(v, (str, int, bool, float))}}
+         for s in exporter.get_finished_spans()]
+with open(out_path, "w") as fh:
+    json.dump({"answer": result["messages"][-1].content, "spans": spans}, fh)
+'''
+
 def _env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CITETRACE_", "OTEL_"))}
     env.update(extra)
@@ -104,8 +156,9 @@ def web(server: LocalServer) -> LocalServer:
     return server
 
 
-def _run_app(tmp_path: Path, web: LocalServer, *, citetrace: bool, openinference: bool) -> tuple[dict[str, Any], str]:
-    (tmp_path / "app.py").write_text(APP)
+def _run_app(tmp_path: Path, web: LocalServer, *, citetrace: bool, openinference: bool,
+             app: str = APP) -> tuple[dict[str, Any], str]:
+    (tmp_path / "app.py").write_text(app)
     (tmp_path / "searchlib.py").write_text(SEARCHLIB)
     out = tmp_path / f"spans-{citetrace}-{openinference}.json"
     env = _env(PYTHONPATH=str(tmp_path) + os.pathsep + os.environ.get("PYTHONPATH", ""))
@@ -118,9 +171,10 @@ def _run_app(tmp_path: Path, web: LocalServer, *, citetrace: bool, openinference
     return json.loads(out.read_text()), proc.stderr
 
 
-def _shape(spans: list[dict[str, Any]]) -> list[tuple[str, str, str | None]]:
-    """(scope, name, parent's name) of each span: what 'the same spans, same parents' means here."""
-    by_id = {s["span_id"]: s["name"] for s in spans}
+def _shape(spans: list[dict[str, Any]], among: list[dict[str, Any]] | None = None) -> list[tuple[str, str, str | None]]:
+    """(scope, name, parent's name) of each span, parents looked up ``among`` all the trace's spans (default:
+    ``spans``): what 'the same spans, same parents' means here."""
+    by_id = {s["span_id"]: s["name"] for s in (spans if among is None else among)}
     return sorted((s["scope"], s["name"], by_id.get(s["parent"])) for s in spans)
 
 
@@ -140,7 +194,7 @@ def test_application_exporter_gets_its_spans_plus_ours_in_one_trace(tmp_path: Pa
     assert traced["answer"] == plain["answer"]
     ours = [s for s in traced["spans"] if s["scope"] == names.INSTRUMENTATION_SCOPE]
     theirs = [s for s in traced["spans"] if s["scope"] != names.INSTRUMENTATION_SCOPE]
-    assert _shape(theirs) == _shape(plain["spans"])
+    assert _shape(theirs, traced["spans"]) == _shape(plain["spans"])  # not one parent changed
     if openinference:
         assert {"ToolCallingAgent.run", "Step 1", "VisitWebpageTool"} <= {s["name"] for s in theirs}
     tools = sorted(s["name"] for s in ours if s["attrs"].get(names.GEN_AI_OPERATION_NAME) == names.OP_EXECUTE_TOOL)
@@ -155,6 +209,30 @@ def test_application_exporter_gets_its_spans_plus_ours_in_one_trace(tmp_path: Pa
     shown = _cli(tmp_path, "show", trace_id[:10], "--json")
     assert shown.returncode == 0, shown.stderr
     assert [c["tool"] for c in json.loads(shown.stdout)["calls"]] == ["search", "smolagents.visit_webpage"]
+
+
+def test_langgraph_with_openinference_keeps_its_spans_in_one_trace(tmp_path: Path, web: LocalServer) -> None:
+    """A LangGraph create_agent graph under OpenInference's real LangChain instrumentor: the application's
+    exporter gets every OpenInference span, with the parents it has without citetrace except its root (now
+    under citetrace's run span, a known limit), plus citetrace's spans, in one trace; the run is stored."""
+    plain, _ = _run_app(tmp_path, web, citetrace=False, openinference=True, app=LANGGRAPH_APP)
+    traced, stderr = _run_app(tmp_path, web, citetrace=True, openinference=True, app=LANGGRAPH_APP)
+    assert "Overriding of current TracerProvider" not in stderr
+    assert traced["answer"] == plain["answer"]
+    theirs = [s for s in traced["spans"] if s["scope"] != names.INSTRUMENTATION_SCOPE]
+    # Known limit (docs/instrumentation.md): citetrace's LangGraph boundary wraps the call that fires
+    # OpenInference's callbacks, so its invoke_agent span is the trace root and OpenInference's root gets it as
+    # parent. Every other parent is unchanged.
+    (their_root,) = [s for s in plain["spans"] if s["parent"] is None]
+    expected = [(scope, name, "invoke_agent LangGraph" if name == their_root["name"] and parent is None else parent)
+                for scope, name, parent in _shape(plain["spans"])]
+    assert _shape(theirs, traced["spans"]) == sorted(expected)
+    ours = [s["name"] for s in traced["spans"] if s["scope"] == names.INSTRUMENTATION_SCOPE]
+    assert sorted(ours) == ["execute_tool search", "invoke_agent LangGraph"]
+    assert len({s["trace_id"] for s in traced["spans"]}) == 1
+    proc = _cli(tmp_path, "runs", "--json")
+    (run,) = json.loads(proc.stdout)
+    assert run["trace_id"] == traced["spans"][0]["trace_id"] and run["summary"]["searches"] == 1
 
 
 RUN_AGENT = '''

@@ -167,15 +167,15 @@ def _tracer_provider() -> Any:
         return None
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+    from citetrace._exitbound import BoundedBatchSpanProcessor
+    from citetrace._exporters import exporters_from_env
 
-    from citetrace._configure import exporter_from_env
-
-    exporter = exporter_from_env()
-    if exporter is None:
+    exporters = exporters_from_env()  # the comma list and protocol as the SDK reads them
+    if not exporters:
         return None
     provider = TracerProvider(resource=Resource.create({"service.name": "citetrace-eval"}))
-    provider.add_span_processor(BatchSpanProcessor(exporter))
+    for exporter in exporters:
+        provider.add_span_processor(BoundedBatchSpanProcessor(exporter))
     return provider
 
 

@@ -51,5 +51,6 @@ def batch_processors(exporter: SpanExporter | Sequence[SpanExporter] | None,
     """One SDK batch processor per exporter (none for None)."""
     if exporter is None:
         return ()
-    exporters = (exporter,) if isinstance(exporter, SpanExporter) else tuple(exporter)
+    # a list or tuple is several; anything else is one exporter (duck-typed ones included)
+    exporters = tuple(exporter) if isinstance(exporter, (list, tuple)) else (exporter,)
     return tuple(BoundedBatchSpanProcessor(Counted(e, on_error)) for e in exporters)
