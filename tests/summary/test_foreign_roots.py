@@ -3,7 +3,9 @@ provider or on another one, and embedded sampling leaving other spans alone."""
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
+
+import pytest
 
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -131,3 +133,41 @@ def test_record_only_spans_are_summarized_but_never_exported(make_rig: Callable[
     assert rig.kept.get_finished_spans() == ()
     record = rig.store.get_run(run.id)
     assert record is not None and record.summary is not None and record.summary["empty_searches"] == 1
+
+
+class Batches(InMemorySpanExporter):
+    """Remembers the size of every batch it is given."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sizes: list[int] = []
+
+    def export(self, spans: Any) -> Any:
+        self.sizes.append(len(spans))
+        return super().export(spans)
+
+
+def test_embedded_export_honours_otel_bsp_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kept spans go through the SDK's BatchSpanProcessor, so OTEL_BSP_MAX_EXPORT_BATCH_SIZE shapes the
+    batches the exporter gets."""
+    from citetrace.capture import _state
+    from citetrace.config import load_settings
+    from citetrace.store import MemoryStore
+
+    monkeypatch.setenv("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "2")
+    exporter = Batches()
+    settings = load_settings(sampling="embedded", sample_percent=0.0)
+    proc = TraceSummaryProcessor(settings=settings, store=MemoryStore(), exporter=exporter)
+    provider = TracerProvider()
+    provider.add_span_processor(proc)
+    previous = _state.state
+    _state.reset(settings, tracer_provider=provider, store_=MemoryStore())
+    try:
+        with research_run("q", agent="scout"):
+            for _ in range(4):
+                search("nothing")
+        assert proc.force_flush(5_000)
+    finally:
+        _state.state = previous
+        provider.shutdown()
+    assert sum(exporter.sizes) == 5 and max(exporter.sizes) <= 2
