@@ -29,6 +29,7 @@ SUPPORTED: Final[dict[str, str]] = {
     "langchain-community": ">=0.3,<0.5",
     "langgraph": ">=1.0,<2",
     "gpt-researcher": ">=0.14,<0.17",
+    "knowledge-storm": ">=1.0,<2",
     "openai-agents": ">=0.20,<1",
     "pydantic-ai-slim": ">=2.0,<3",
     "llama-index-workflows": ">=2.0,<3",

@@ -10,6 +10,7 @@ from citetrace.instrumentation._agents import (
     _openai_agents,
     _pydantic_ai,
     _smolagents,
+    _storm,
 )
 
 __all__ = ["ROWS"]
@@ -21,5 +22,6 @@ ROWS = (
     *_llamaindex.ROWS,
     *_pydantic_ai.ROWS,
     *_gpt_researcher.ROWS,
+    *_storm.ROWS,
     *_crewai.ROWS,
 )

@@ -22,6 +22,9 @@ API for framework modules (each one is a few getters and a ``ROWS`` tuple)::
   with content capture (exactly as ``research_run`` does).
 - ``answer(result) -> str | None``: the final answer from the return value (for an ``async def`` target,
   the awaited value). None records no answer.
+- ``instance_answer(instance, result) -> str | None``: used instead of ``answer`` when set, for frameworks
+  that keep the answer on the object rather than return it (knowledge-storm's runner writes its article to
+  its output directory and returns None).
 - ``item_answer(item) -> (priority, text) | None``: for targets that return a generator or an async
   generator (or are one): read from each yielded item; the highest priority wins, the latest among equals
   (a LangGraph report key outranks the last AI message).
@@ -84,6 +87,7 @@ class Boundary:
     question: Getter = _none
     answer: Callable[[Any], str | None] = lambda result: None
     item_answer: Callable[[Any], tuple[int, str] | None] | None = None
+    instance_answer: Callable[[Any, Any], str | None] | None = None
     default_agent: str = "agent"
     keyed: Literal["", "start", "finish"] = ""
 
@@ -199,6 +203,10 @@ class _Scope:
     def answer_of(self, result: Any) -> str | None:
         if self.keep:
             return None
+        read = self.boundary.instance_answer
+        if read is not None:
+            instance = self.instance
+            return _guard_answer(lambda value: read(instance, value), result)
         return _guard_answer(self.boundary.answer, result)
 
 
