@@ -659,10 +659,14 @@ GATE_UNCITED_URL: Final = "uncited_url"
 """Hard gate rule: the run's own summary failed on ``uncited_url`` (a cited URL no search returned)."""
 GATE_NO_CITATIONS: Final = "no_citations"
 """Hard gate rule: the report has claims that need citations but carries no citation at all."""
+GATE_UNCITED_CLAIM: Final = "uncited_claim"
+"""Hard gate rule, off by default: any sentence that needs a citation and has none."""
 GATE_OUT_OF_BAND: Final = "out_of_band"
-GATE_HARD_RULES: Final = (GATE_UNFETCHED, GATE_UNCITED_URL, GATE_NO_CITATIONS)
-"""The gate's hard rules (no baseline needed), all on by default; ``--hard-rules`` picks a subset."""
-GATE_REASONS: Final = (GATE_UNFETCHED, GATE_UNCITED_URL, GATE_NO_CITATIONS, GATE_OUT_OF_BAND)
+GATE_HARD_RULES: Final = (GATE_UNFETCHED, GATE_UNCITED_URL, GATE_NO_CITATIONS, GATE_UNCITED_CLAIM)
+"""The gate's hard rules (no baseline needed); ``--hard-rules`` picks a subset."""
+GATE_DEFAULT_RULES: Final = (GATE_UNFETCHED, GATE_UNCITED_URL, GATE_NO_CITATIONS)
+"""The hard rules on by default (``uncited_claim`` is opt-in: coverage has a baseline band already)."""
+GATE_REASONS: Final = (GATE_UNFETCHED, GATE_UNCITED_URL, GATE_NO_CITATIONS, GATE_UNCITED_CLAIM, GATE_OUT_OF_BAND)
 """Closed set of gate failure reasons."""
 
 METRIC_JUDGE_AGREEMENT: Final = "citetrace_judge_agreement_ratio"

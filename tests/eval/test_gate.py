@@ -114,3 +114,24 @@ def test_baseline_records_how_it_was_made_and_mismatch_is_an_error(tmp_path: obj
         json.dump({**base, "version": 1}, fh)
     with pytest.raises(ValueError, match="does not record how it was made"):
         load_baseline(old)
+
+
+def test_opt_in_rule_names_each_uncited_sentence() -> None:
+    """uncited_claim is off by default; asked for, it names every sentence that needs a citation and has none."""
+    ev = _eval(GOOD + "\nYouth unemployment reached 11 % in March.\n")
+    assert names.GATE_UNCITED_CLAIM not in {r for r, _ in gate(ev).failures}
+    failures = gate(ev, rules=(names.GATE_UNCITED_CLAIM,)).failures
+    assert failures == [(names.GATE_UNCITED_CLAIM, "sentence 2 of run run-1 needs a citation and has none: "
+                                                   "Youth unemployment reached 11 % in March.")]
+
+
+def test_gate_help_lists_the_hard_rules(capsys: pytest.CaptureFixture[str]) -> None:
+    """`citetrace gate --help` lists every hard rule with what it checks, and the default set."""
+    from citetrace.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["gate", "--help"])
+    out = capsys.readouterr().out
+    for rule in names.GATE_HARD_RULES:
+        assert rule in out
+    assert "default: unfetched_citation,uncited_url,no_citations" in out

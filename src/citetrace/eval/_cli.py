@@ -57,14 +57,15 @@ def register(subparsers: Any) -> None:
     g = subparsers.add_parser(
         "gate", help="CI gate: fail on the hard rules and on rates outside the baseline",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=f"hard rules (all on by default; no baseline needed):\n{rules}\n\n"
+        epilog=f"hard rules (no baseline needed; default: {','.join(names.GATE_DEFAULT_RULES)}):\n{rules}\n\n"
                "a baseline records how it was made (offline or online, judge, version, model); gating a run "
                "evaluated\nanother way is an error that names the difference. Exit status: 0 pass, 1 fail, 2 error.")
     g.add_argument("run_id", metavar="RUN_ID")
     g.add_argument("--report", metavar="FILE")
     g.add_argument("--baseline", metavar="FILE", help="band file written by 'citetrace baseline'")
     g.add_argument("--hard-rules", metavar="RULE,...", default=None,
-                   help=f"the hard rules to apply (default: all of {','.join(HARD_RULES)}; '' for none)")
+                   help=f"the hard rules to apply, from {','.join(HARD_RULES)} (default: "
+                        f"{','.join(names.GATE_DEFAULT_RULES)}; '' for none)")
     g.add_argument("--allow-uncited", action="store_true",
                    help="do not fail on cited URLs that no search returned (the uncited_url rule)")
     g.add_argument("--json", action="store_true")

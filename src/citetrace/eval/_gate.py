@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from citetrace import names
-from citetrace._redact import redact_url
+from citetrace._redact import redact_report, redact_url
 from citetrace.eval._evaluate import RunEvaluation
 from citetrace.eval._rates import RATE_NAMES
 
@@ -34,13 +34,14 @@ HARD_RULES = {
     names.GATE_UNCITED_URL: "the run's summary failed on uncited_url: a cited URL no search returned "
                             "(--allow-uncited skips it)",
     names.GATE_NO_CITATIONS: "the report has claims that need citations but carries no citation",
+    names.GATE_UNCITED_CLAIM: "(opt-in) any sentence that needs a citation and has none, each named",
 }
 """Every hard rule with what it checks (shown by ``citetrace gate --help``)."""
 
 
 def parse_rules(spec: str | None, *, allow_uncited: bool = False) -> tuple[str, ...]:
     """The hard rules to apply from a comma-separated list (None: all); ValueError names an unknown rule."""
-    rules = list(HARD_RULES) if spec is None else [r.strip() for r in spec.split(",") if r.strip()]
+    rules = list(names.GATE_DEFAULT_RULES) if spec is None else [r.strip() for r in spec.split(",") if r.strip()]
     unknown = [r for r in rules if r not in HARD_RULES]
     if unknown:
         raise ValueError(f"unknown gate rule {unknown[0]!r}; expected some of {', '.join(HARD_RULES)}")
@@ -133,12 +134,12 @@ def _uncited_urls(ev: RunEvaluation) -> list[str]:
 
 def gate(ev: RunEvaluation, baseline: dict[str, Any] | None = None,
          rules: Sequence[str] | None = None) -> GateResult:
-    """Apply the hard ``rules`` (default: all of ``HARD_RULES``), then, with a baseline, every rate's band.
+    """Apply the hard ``rules`` (default: ``names.GATE_DEFAULT_RULES``), then, with a baseline, every band.
 
     A baseline made another way (offline or online, another judge, version or model) is a ValueError that
     names both ways."""
     result = GateResult()
-    active = tuple(HARD_RULES) if rules is None else tuple(rules)
+    active = names.GATE_DEFAULT_RULES if rules is None else tuple(rules)
     if names.GATE_UNFETCHED in active:
         for url in ev.unfetched_urls:
             result.failures.append((names.GATE_UNFETCHED, f"cited but never fetched in run {ev.run_id}: {url}"))
@@ -152,6 +153,13 @@ def gate(ev: RunEvaluation, baseline: dict[str, Any] | None = None,
         if coverage.denominator and coverage.numerator == 0:
             result.failures.append((names.GATE_NO_CITATIONS, f"the report of run {ev.run_id} has "
                                     f"{coverage.denominator} claims that need citations and carries none"))
+    if names.GATE_UNCITED_CLAIM in active:
+        for s in ev.report.sentences:
+            if s.needs_citation and not s.citations:
+                text = redact_report(s.text)
+                shown = text if len(text) <= 80 else text[:79] + "…"
+                result.failures.append((names.GATE_UNCITED_CLAIM, f"sentence {s.index} of run {ev.run_id} needs a "
+                                        f"citation and has none: {shown}"))
     if baseline is None:
         return result
     made = baseline.get("made_with") or {"judge": baseline.get("judge")}
