@@ -24,14 +24,15 @@ import concurrent.futures
 import logging
 import socket
 import threading
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable
 
 import h11
 
 from citetrace import names
 from citetrace.serve._answers import Answer, health_answer, otlp_answer, status_answer
 from citetrace.serve._budget import ByteBudget
-from citetrace.serve._decode import JSON, PROTOBUF, BodyError, Decoded, decode_body, decompress
+from citetrace.serve._decode import JSON, PROTOBUF, BodyError, decode_body, decompress
+from citetrace.serve._ingest import Accepted, Ingest, Limits
 
 __all__ = ["IngestServer", "Ingest", "Accepted", "Limits"]
 
@@ -43,50 +44,6 @@ _MAX_HEADER_BYTES = 64 * 1024
 _IDLE_SECONDS = 60.0
 _LINGER_SECONDS = 2.0
 _LINGER_FACTOR = 4
-
-
-class Accepted(NamedTuple):
-    """What the service did with a decoded request: spans refused after decoding, and why."""
-
-    refused: int
-    problem: str
-    retry: bool = False
-    """Nothing was taken because the service is shutting down: answer 503 so the sender retries."""
-
-
-class Ingest:
-    """The callbacks and limits the handler needs; the service provides them."""
-
-    def __init__(
-        self,
-        *,
-        accept: Callable[[Decoded], Accepted],
-        answered: Callable[[int, str | None], None],
-        health: Callable[[], dict[str, object]],
-        draining: Callable[[], bool],
-        on_error: Callable[[BaseException], None],
-        max_body_bytes: int,
-        token: str | None,
-        keys: frozenset[str] | None = None,
-    ) -> None:
-        self.accept = accept
-        self.answered = answered
-        self.health = health
-        self.draining = draining
-        self.on_error = on_error
-        self.max_body_bytes = max_body_bytes
-        self.token = token
-        self.keys = keys
-
-
-class Limits(NamedTuple):
-    """The HTTP layer's bounds (docs/collector.md, "Bounded")."""
-
-    max_connections: int = 1024
-    request_timeout: float = 30.0
-    max_inflight_bytes: int = 64 * 1024 * 1024
-    max_decode_bytes: int = 32 * 1024 * 1024
-    decode_workers: int = 4
 
 
 class _Timeout(Exception):
