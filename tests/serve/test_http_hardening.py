@@ -194,3 +194,22 @@ def test_concurrent_large_bodies_never_decode_more_than_the_budget(make_service:
     assert service.http.decode.peak <= service.http.decode.limit
     assert sample(scrape(service), names.METRIC_SERVE_REJECTED_TOTAL,
                   reason=names.REJECT_DECODE_BUDGET) == statuses.count(503)
+
+
+def test_an_upload_in_progress_outlives_newer_header_phase_clients(make_service: MakeService) -> None:
+    """At capacity, a connection still sending headers is closed before an older one that is sending a body."""
+    service = make_service(max_connections=3, request_timeout=30.0)
+    body = encode_request(healthy_run(0x5701)).SerializeToString()
+    with socket.create_connection(("127.0.0.1", service.port), timeout=5) as upload:
+        upload.sendall(head(service, b"Content-Length: %d\r\n" % len(body), body[:10]))
+        assert post(service, b"", {"Content-Type": PB})[0] == 200  # the upload's headers are parsed by now
+        slow = [socket.create_connection(("127.0.0.1", service.port), timeout=5) for _ in range(2)]
+        for sock in slow:
+            sock.sendall(b"POST /v1/traces HTTP/1.1\r\nHost")
+        try:
+            assert post(service, body, {"Content-Type": PB})[0] == 200  # evicts a header-phase client
+            upload.sendall(body[10:])
+            assert upload.recv(4096).startswith(b"HTTP/1.1 200")
+        finally:
+            for sock in slow:
+                sock.close()

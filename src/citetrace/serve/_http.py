@@ -7,8 +7,9 @@ every byte; its request-start timeout was never built, Kludex/uvicorn#157). docs
 
 The rules, each counted when it bites:
 - a request (headers and body) must arrive within ``request_timeout`` of its first byte, else 408 and close;
-- at ``max_connections`` the connection that has waited longest without a complete request is closed to let
-  the new one in (408 if it was mid-request), so slow clients cannot lock legitimate ones out;
+- at ``max_connections`` a connection without a complete request is closed to let the new one in (idle ones
+  first, then those still sending headers, then those sending a body, longest-waiting first; 408 if it was
+  mid-request), so slow clients cannot lock legitimate ones out;
 - request bodies held at once over all connections are bounded (``inflight``), and so are decompressed bytes
   being decoded at once (``decode``): over either, 503 with ``Retry-After``;
 - a refusal sent before the body is read (401, 413, 415, ...) is followed by reading and discarding a bounded
@@ -53,13 +54,14 @@ class _Timeout(Exception):
 class _Conn:
     """One connection's state as the eviction policy sees it."""
 
-    __slots__ = ("task", "since", "busy", "mid_request", "evicted")
+    __slots__ = ("task", "since", "busy", "mid_request", "in_body", "evicted")
 
     def __init__(self, task: asyncio.Task[None] | None, now: float) -> None:
         self.task = task
         self.since = now
         self.busy = False
         self.mid_request = True  # a new connection owes its first request within the deadline
+        self.in_body = False  # headers complete, body arriving: evicted only after every header-phase one
         self.evicted = False
 
 
@@ -145,11 +147,12 @@ class IngestServer:
             writer.close()
 
     def _evict_one(self) -> bool:
-        """Close the connection waiting longest without a complete request (idle or mid-request)."""
+        """Close a connection without a complete request: idle ones first, then those still sending headers
+        (where slowloris sits), then those sending a body; the one waiting longest within each group."""
         waiting = [c for c in self._conns if not c.busy and not c.evicted]
         if not waiting:
             return False
-        victim = min(waiting, key=lambda c: c.since)
+        victim = min(waiting, key=lambda c: (c.mid_request, c.in_body, c.since))
         victim.evicted = True
         if victim.mid_request:  # an idle keep-alive connection loses nothing, so only these are counted
             self.ingest.answered(408, names.REJECT_EVICTED)
@@ -206,7 +209,7 @@ class IngestServer:
                 return
             h.start_next_cycle()
             deadline = None
-            conn.mid_request, conn.since, conn.busy = False, loop.time(), False
+            conn.mid_request, conn.since, conn.busy, conn.in_body = False, loop.time(), False, False
 
     async def _request(self, conn: _Conn, h: h11.Connection, next_event: Callable[[], Any],
                        writer: asyncio.StreamWriter) -> Answer | None:
@@ -215,6 +218,7 @@ class IngestServer:
         if isinstance(event, h11.ConnectionClosed):
             return None
         assert isinstance(event, h11.Request)
+        conn.in_body = True
         headers = {k.lower(): v for k, v in event.headers}
         media = JSON if headers.get(b"content-type", b"").split(b";", 1)[0].strip().lower() == JSON.encode() else PROTOBUF
         early = self._refuse(event, headers, media)
