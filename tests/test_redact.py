@@ -104,3 +104,14 @@ def test_the_tail_hint_is_a_superset_of_every_secret_name_and_key_shape() -> Non
               "ghr_", "github_pat_", "akia", "asia", "aiza", "hf_", "xoxa-", "xoxb-", "xoxp-", "xoxr-", "eyj", "code"]
     for word in _WORDS.split("|") + shapes:
         assert _TAIL_HINT.search(word.lower()) is not None, word
+
+
+def test_once_logger_redacts_the_message(caplog: pytest.LogCaptureFixture) -> None:
+    """The shared once-logger of services and processors never writes a secret from an exception message."""
+    from citetrace._logonce import OnceLogger
+
+    with caplog.at_level("DEBUG", logger="citetrace"):
+        for _ in range(2):
+            OnceLogger("serve").warn("store", OSError("cannot write https://u:pw-8@h.example/?token=t-99"))
+    assert len(caplog.records) == 2
+    assert all("pw-8" not in r.getMessage() and "t-99" not in r.getMessage() for r in caplog.records)

@@ -1,13 +1,15 @@
 """Log a swallowed failure once per (place, exception class), so a failing backend cannot flood the logs.
 
 Everything citetrace catches on the agent's hot path or in its services is also counted in a metric; the
-log line is there so a human notices the first one.
+log line is there so a human notices the first one. The message is redacted like every other sink.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+
+from citetrace._redact import redact_text
 
 __all__ = ["OnceLogger"]
 
@@ -27,8 +29,9 @@ class OnceLogger:
         with self._lock:
             first = key not in self._seen
             self._seen.add(key)
+        text = redact_text(str(exc))  # a backend's message may quote a URL with its secret
         if first:
             _log.warning("%s: %s error (%s: %s); counted, not raised", self._component, where,
-                         type(exc).__qualname__, exc)
+                         type(exc).__qualname__, text)
         else:
-            _log.debug("%s: %s error again (%s: %s)", self._component, where, type(exc).__qualname__, exc)
+            _log.debug("%s: %s error again (%s: %s)", self._component, where, type(exc).__qualname__, text)
