@@ -33,6 +33,7 @@ _COMMAND_MODULES = (
     "citetrace.eval._cli",
     "citetrace.ledger._cli",
     "citetrace.view._cli",
+    "citetrace.bench._cli",
 )
 
 

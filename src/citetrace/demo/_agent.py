@@ -163,31 +163,8 @@ class DemoAgent:
     def run(self, question: Question) -> RunResult:
         """Run a question's plan inside ``research_run`` and record the report."""
         t0 = time.perf_counter()
-        seen: set[str] = set()
-        read_ok: set[str] = set()
-        targets: list[tuple[str, str]] = []
         with research_run(question=question.question, agent=self.agent_name) as run:
-            for step in question.steps:
-                if not self._on(step.fault):
-                    continue
-                if isinstance(step, Search):
-                    targets.append((names.TOOL_KIND_SEARCH, step.query))
-                    server_fault = step.fault if step.fault in F.SERVER_FAULTS else None
-                    try:
-                        results = self.search(step.query, fault=server_fault)
-                    except requests.RequestException:
-                        continue  # a real agent would back off; this one moves on to its next query
-                    seen.update(r["url"] for r in results)
-                else:
-                    url = self._read_url(step, seen)
-                    targets.append((names.TOOL_KIND_FETCH, url))
-                    try:
-                        page = self.read(url)
-                    except requests.RequestException:
-                        continue
-                    if len(page.text) >= MIN_READABLE_CHARS:
-                        read_ok.add(step.slug)
-            report, cited = write_report(question, self.page_url, read_ok, self.faults)
+            report, cited, targets = self.research(question)
             run.record_answer(report)
         records = run.calls
         calls = tuple(
@@ -196,6 +173,34 @@ class DemoAgent:
         )
         return RunResult(question, self.faults, run.id, run.trace_id, report, cited, calls,
                          time.perf_counter() - t0, span_summary=_span_summary(run.span))
+
+    def research(self, question: Question) -> tuple[str, tuple[str, ...], list[tuple[str, str]]]:
+        """Follow the plan in whatever run is current; return the report, its cited URLs and the call targets."""
+        seen: set[str] = set()
+        read_ok: set[str] = set()
+        targets: list[tuple[str, str]] = []
+        for step in question.steps:
+            if not self._on(step.fault):
+                continue
+            if isinstance(step, Search):
+                targets.append((names.TOOL_KIND_SEARCH, step.query))
+                server_fault = step.fault if step.fault in F.SERVER_FAULTS else None
+                try:
+                    results = self.search(step.query, fault=server_fault)
+                except requests.RequestException:
+                    continue  # a real agent would back off; this one moves on to its next query
+                seen.update(r["url"] for r in results)
+            else:
+                url = self._read_url(step, seen)
+                targets.append((names.TOOL_KIND_FETCH, url))
+                try:
+                    page = self.read(url)
+                except requests.RequestException:
+                    continue
+                if len(page.text) >= MIN_READABLE_CHARS:
+                    read_ok.add(step.slug)
+        report, cited = write_report(question, self.page_url, read_ok, self.faults)
+        return report, cited, targets
 
     def _read_url(self, step: Read, seen: set[str]) -> str:
         url = self.page_url(step.slug)

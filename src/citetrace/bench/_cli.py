@@ -1,0 +1,103 @@
+"""``citetrace bench`` and ``citetrace compare``: thin layers over ``citetrace.bench``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from citetrace import names
+from citetrace.cli import CommandError
+
+__all__ = ["register", "read_json"]
+
+
+def _positive(raw: str) -> int:
+    if not (raw.isascii() and raw.isdigit()) or int(raw) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {raw!r}")
+    return int(raw)
+
+
+def read_json(path: str, what: str) -> Any:
+    """A JSON file, or a one-line CommandError naming it."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise CommandError(f"cannot read {what} {path!r}: {exc.strerror}") from None
+    except ValueError as exc:
+        raise CommandError(f"{what} {path!r} is not JSON: {exc}") from None
+
+
+def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    """Add ``bench`` and ``compare``."""
+    p = sub.add_parser("bench", help="run a question set against an agent, N times, and report the spread",
+                       description="Run every question of QUESTIONS (YAML or JSON) --repeat times, each inside a "
+                       "run; check known answers, the offline citation rates and the run summary; print the "
+                       "spread. Exit 1 when a known answer is missed.")
+    p.add_argument("questions", metavar="QUESTIONS.yaml")
+    p.add_argument("--agent", required=True, metavar="pkg.module:callable",
+                   help="called as agent(question) -> report text (or None: the run's recorded answer)")
+    p.add_argument("--repeat", type=_positive, default=1, help="runs per question (default 1)")
+    p.add_argument("--replay", metavar="RUN_OR_BENCH",
+                   help="answer every tool from a recorded run (a run id) or from a bench's own runs (its JSON)")
+    p.add_argument("--store", help=f"run store URI (default: {names.ENV_STORE} or {names.STORE_DEFAULT_URI})")
+    p.add_argument("--json", action="store_true", help="print the full result as JSON instead of markdown")
+    p.add_argument("--out", metavar="FILE", help="also write the JSON result here (for baseline/gate/compare)")
+    p.set_defaults(func=_cmd_bench)
+    c = sub.add_parser("compare", help="per-metric deltas of two bench results against A's band",
+                       description="Compare two `citetrace bench --json` results question by question: each "
+                       "figure's delta against A's band, and questions whose failure profile changed.")
+    c.add_argument("a", metavar="A.json")
+    c.add_argument("b", metavar="B.json")
+    c.add_argument("--k", type=float, default=3.0, help="band half-width in standard deviations (default 3)")
+    c.add_argument("--tolerance", type=float, default=0.02, help="extra absolute margin (default 0.02)")
+    c.add_argument("--json", action="store_true", help="print JSON")
+    c.set_defaults(func=_cmd_compare)
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from citetrace import configure
+    from citetrace.bench import BenchError, QuestionSetError, load_agent, load_questions, replay_plan, run_bench
+    from citetrace.bench._format import bench_markdown
+    from citetrace.eval._format import ProgressBar
+
+    try:
+        questions = load_questions(args.questions)
+        agent = load_agent(args.agent)
+    except (QuestionSetError, BenchError) as exc:
+        raise CommandError(str(exc)) from None
+    source: Any = None
+    if args.replay:
+        source = read_json(args.replay, "the bench to replay") if args.replay.endswith(".json") else args.replay
+    try:
+        telemetry = configure(store=args.store, metrics="off")
+    except (ValueError, OSError) as exc:
+        raise CommandError(str(exc)) from None
+    if telemetry.store is None:
+        raise CommandError("citetrace is disabled (OTEL_SDK_DISABLED): a bench needs its runs recorded")
+    try:
+        result = run_bench(questions, agent, store=telemetry.store, repeat=args.repeat,
+                           agent_name=args.agent.rpartition(":")[2], replay=replay_plan(source, questions, args.repeat),
+                           progress=ProgressBar("question runs"))
+    except (BenchError, ValueError) as exc:
+        raise CommandError(str(exc)) from None
+    finally:
+        telemetry.force_flush()
+    if args.out:
+        Path(args.out).write_text(json.dumps(result, indent=2), encoding="utf-8")
+    print(json.dumps(result, indent=2) if args.json else bench_markdown(result), end="" if not args.json else "\n")
+    return 1 if result["passed"] is False else 0
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from citetrace.bench import BandError, compare_benches
+    from citetrace.bench._format import compare_markdown
+
+    try:
+        result = compare_benches(read_json(args.a, "bench A"), read_json(args.b, "bench B"), k=args.k,
+                                 tolerance=args.tolerance)
+    except BandError as exc:
+        raise CommandError(str(exc)) from None
+    print(json.dumps(result, indent=2) if args.json else compare_markdown(result), end="" if not args.json else "\n")
+    return 0
