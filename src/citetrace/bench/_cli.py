@@ -10,7 +10,7 @@ from typing import Any
 from citetrace import names
 from citetrace.cli import CommandError
 
-__all__ = ["register", "read_json"]
+__all__ = ["register", "read_json", "gate_bench_command", "baseline_bench_command"]
 
 
 def _positive(raw: str) -> int:
@@ -101,3 +101,37 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         raise CommandError(str(exc)) from None
     print(json.dumps(result, indent=2) if args.json else compare_markdown(result), end="" if not args.json else "\n")
     return 0
+
+
+def baseline_bench_command(bench_path: str, out: str, *, k: float, tolerance: float) -> int:
+    """``citetrace baseline --from-bench``: write the bands learnt from a bench's repeats."""
+    from citetrace.bench import BandError, baseline_from_bench
+
+    try:
+        baseline = baseline_from_bench(read_json(bench_path, "the bench"), k=k, tolerance=tolerance)
+    except BandError as exc:
+        raise CommandError(str(exc)) from None
+    try:
+        Path(out).write_text(json.dumps(baseline, indent=2), encoding="utf-8")
+    except OSError as exc:
+        raise CommandError(f"cannot write {out!r}: {exc.strerror}") from None
+    print(f"wrote {out}: bands for {len(baseline['questions'])} question(s), k={k:g}, tolerance={tolerance:g}")
+    return 0
+
+
+def gate_bench_command(bench_path: str, baseline_path: str | None, *, as_json: bool) -> int:
+    """``citetrace gate --bench``: exit 1 on a missed known answer or a figure clearly outside its band."""
+    from citetrace.bench import BandError, gate_bench
+
+    if not baseline_path:
+        raise CommandError("--bench needs --baseline (made with `citetrace baseline --from-bench`)")
+    try:
+        failures = gate_bench(read_json(bench_path, "the bench"), read_json(baseline_path, "the baseline"))
+    except BandError as exc:
+        raise CommandError(str(exc)) from None
+    if as_json:
+        print(json.dumps({"passed": not failures, "failures": [{"rule": r, "message": m} for r, m in failures]}))
+    else:
+        print("PASS: every figure inside its band" if not failures else
+              "FAIL\n" + "\n".join(f"  {rule}: {message}" for rule, message in failures))
+    return 1 if failures else 0

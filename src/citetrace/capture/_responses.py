@@ -5,6 +5,7 @@ Encodings (the payload's one key says which):
 - ``requests`` / ``httpx``: a response's status, headers, URL and text, rebuilt as the same class;
 - ``pydantic``: a model's class and ``model_dump(mode="json")``, rebuilt with ``model_validate``
   (a Tavily or Exa result object comes back as its own class);
+- ``dataclass``: a dataclass's class and JSON-able fields, rebuilt by calling the class with them;
 - ``text``: anything else, as the text the agent would have seen (``str(result)``);
 - ``raise``: an exception's class and message, raised again as the same type with the same message.
 
@@ -15,6 +16,7 @@ the arguments are keyed in that same redacted form, so replay still matches. A p
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib
 import json
@@ -89,6 +91,12 @@ def encode_result(result: Any) -> dict[str, Any]:
         return {"json": _clean(result)}
     except TypeError:
         pass
+    if dataclasses.is_dataclass(result) and not isinstance(result, type):
+        try:
+            fields = {f.name: _clean(getattr(result, f.name)) for f in dataclasses.fields(result) if f.init}
+            return {"dataclass": {"cls": _qualname(result), "fields": fields}}
+        except TypeError:
+            pass
     dump = getattr(result, "model_dump", None)
     if callable(dump):
         try:
@@ -149,6 +157,12 @@ def decode(payload: Mapping[str, Any]) -> Any:
         data = payload["pydantic"]
         try:
             return _load(str(data["cls"])).model_validate(data["data"])
+        except Exception as exc:  # noqa: BLE001
+            raise ReplayUnavailable(f"cannot rebuild {data['cls']}: {exc}") from exc
+    if "dataclass" in payload:
+        data = payload["dataclass"]
+        try:
+            return _load(str(data["cls"]))(**data["fields"])
         except Exception as exc:  # noqa: BLE001
             raise ReplayUnavailable(f"cannot rebuild {data['cls']}: {exc}") from exc
     if "text" in payload:

@@ -178,6 +178,7 @@ class DemoAgent:
         """Follow the plan in whatever run is current; return the report, its cited URLs and the call targets."""
         seen: set[str] = set()
         read_ok: set[str] = set()
+        read_urls: dict[str, str] = {}
         targets: list[tuple[str, str]] = []
         for step in question.steps:
             if not self._on(step.fault):
@@ -191,7 +192,7 @@ class DemoAgent:
                     continue  # a real agent would back off; this one moves on to its next query
                 seen.update(r["url"] for r in results)
             else:
-                url = self._read_url(step, seen)
+                url = read_urls[step.slug] = self._read_url(step, seen)
                 targets.append((names.TOOL_KIND_FETCH, url))
                 try:
                     page = self.read(url)
@@ -199,14 +200,21 @@ class DemoAgent:
                     continue
                 if len(page.text) >= MIN_READABLE_CHARS:
                     read_ok.add(step.slug)
-        report, cited = write_report(question, self.page_url, read_ok, self.faults)
+        report, cited = write_report(question, lambda slug: read_urls.get(slug) or self.page_url(slug), read_ok,
+                                     self.faults)
         return report, cited, targets
 
     def _read_url(self, step: Read, seen: set[str]) -> str:
+        """The URL a search returned for the page (as a real agent reads it), or, for a page read from
+        memory, the agent's own idea of it."""
         url = self.page_url(step.slug)
-        if not step.from_memory and url not in seen:
+        if url in seen or step.from_memory:
+            return url
+        suffix = f"/pages/{step.slug}"
+        returned = sorted(u for u in seen if u.endswith(suffix))  # e.g. a replayed search from another port
+        if not returned:
             raise RuntimeError(f"demo plan error: {step.slug!r} is read but no earlier search returned it")
-        return url
+        return returned[0]
 
 
 def _span_summary(span: Any) -> dict[str, Any] | None:

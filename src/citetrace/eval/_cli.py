@@ -60,7 +60,10 @@ def register(subparsers: Any) -> None:
         epilog=f"hard rules (no baseline needed; default: {','.join(names.GATE_DEFAULT_RULES)}):\n{rules}\n\n"
                "a baseline records how it was made (offline or online, judge, version, model); gating a run "
                "evaluated\nanother way is an error that names the difference. Exit status: 0 pass, 1 fail, 2 error.")
-    g.add_argument("run_id", metavar="RUN_ID")
+    g.add_argument("run_id", metavar="RUN_ID", nargs="?", help="the run to gate (not with --bench)")
+    g.add_argument("--bench", metavar="BENCH.json",
+                   help="gate a `citetrace bench --json` result instead: known answers, and every figure against "
+                        "the bands of --baseline (made with `citetrace baseline --from-bench`)")
     g.add_argument("--report", metavar="FILE")
     g.add_argument("--baseline", metavar="FILE", help="band file written by 'citetrace baseline'")
     g.add_argument("--hard-rules", metavar="RULE,...", default=None,
@@ -76,6 +79,8 @@ def register(subparsers: Any) -> None:
     b.add_argument("run_ids", nargs="*", metavar="RUN_ID", help="existing runs to use")
     b.add_argument("--runs", type=int, default=0, help="run the agent this many times first (needs --command)")
     b.add_argument("--command", dest="agent_command", help="command that runs the agent once, recording into the same store")
+    b.add_argument("--from-bench", metavar="BENCH.json",
+                   help="learn the bands from a bench's repeats (per question and figure) instead of runs")
     b.add_argument("--out", required=True, metavar="FILE", help="where to write the baseline JSON")
     b.add_argument("--k", type=float, default=3.0, help="band half-width in standard deviations")
     b.add_argument("--tolerance", type=float, default=0.02, help="extra absolute margin on each side")
@@ -189,6 +194,12 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 
 def _cmd_gate(args: argparse.Namespace) -> int:
+    if args.bench:
+        from citetrace.bench._cli import gate_bench_command
+
+        return gate_bench_command(args.bench, args.baseline, as_json=args.json)
+    if not args.run_id:
+        raise CommandError("give the RUN_ID to gate, or --bench BENCH.json")
     try:
         baseline = load_baseline(args.baseline) if args.baseline else None
     except ValueError as exc:
@@ -241,6 +252,10 @@ def _run_agent(command: str, store_arg: str | None, times: int) -> tuple[Store, 
 
 
 def _cmd_baseline(args: argparse.Namespace) -> int:
+    if args.from_bench:
+        from citetrace.bench._cli import baseline_bench_command
+
+        return baseline_bench_command(args.from_bench, args.out, k=args.k, tolerance=args.tolerance)
     judge = _judge(args)
     run_ids = list(args.run_ids)
     if args.runs:

@@ -1,0 +1,123 @@
+"""`citetrace bench` end to end on the shipped example set with the demo agent, then baseline, gate, compare
+and replay, each checked against the demo catalogue's hand-computed figures."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from citetrace.demo._catalogue import QUESTIONS
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[2]
+SET = ROOT / "examples" / "bench" / "demo-questions.yaml"
+AGENT = "citetrace.demo.bench_agent:answer"
+
+
+def _cli(tmp: Path, *args: str, record: bool = False) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CITETRACE_", "OTEL_"))}
+    env.update(CITETRACE_STORE=f"sqlite:///{tmp / 'store.db'}", OTEL_TRACES_EXPORTER="none")
+    if record:
+        env["CITETRACE_RECORD_RESPONSES"] = "true"
+    return subprocess.run([sys.executable, "-m", "citetrace", *args], capture_output=True, text=True, timeout=300,
+                          env=env, cwd=tmp)
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """The example set, 2 repeats, no fault, responses recorded."""
+    tmp = tmp_path_factory.mktemp("bench")
+    done = _cli(tmp, "bench", str(SET), "--agent", AGENT, "--repeat", "2", "--out", "clean.json", record=True)
+    assert done.returncode == 0, done.stderr
+    assert "| storage |" in done.stdout
+    return tmp, json.loads((tmp / "clean.json").read_text())
+
+
+def _expected(qid: str, faults: bool) -> Any:
+    q = next(q for q in QUESTIONS if q.id == qid)
+    return q.expected if faults else q.expected_clean
+
+
+def test_known_answers_and_figures_match_the_catalogue(clean: tuple[Path, dict[str, Any]]) -> None:
+    """Every known answer is found; each question's searches, reads and failed reads equal the catalogue's
+    hand-computed figures on every repeat (so their spread is zero)."""
+    _tmp, bench = clean
+    assert bench["passed"] is True and bench["failed_questions"] == []
+    for q in bench["questions"]:
+        exp = _expected(q["id"], faults=False)
+        assert q["passed"] is (None if q["id"] == "members" else True)
+        for field in ("searches", "reads", "failed_reads"):
+            assert q["spread"][field] == {"mean": float(getattr(exp, field)), "std": 0.0,
+                                          "min": float(getattr(exp, field)), "max": float(getattr(exp, field)),
+                                          "n": 2}, (q["id"], field)
+        assert len({r["run_id"] for r in q["repeats"]}) == 2
+
+
+def test_a_missed_known_answer_fails_with_exit_1(tmp_path: Path) -> None:
+    """A wrong known answer is reported and the exit code is 1."""
+    qs = tmp_path / "wrong.yaml"
+    qs.write_text("questions:\n  - id: storage\n    question: How much grid battery storage did Marrow Valley add "
+                  "in 2024?\n    answer: {number: 999}\n", encoding="utf-8")
+    done = _cli(tmp_path, "bench", str(qs), "--agent", AGENT, "--json")
+    assert done.returncode == 1, done.stderr
+    assert json.loads(done.stdout)["failed_questions"] == ["storage"]
+
+
+def test_gate_fails_a_bench_pushed_outside_the_band(clean: tuple[Path, dict[str, Any]]) -> None:
+    """A baseline from the clean bench passes the clean bench and fails the same set with every fault on,
+    naming exactly the figures the catalogue says differ."""
+    tmp, _bench = clean
+    assert _cli(tmp, "baseline", "--from-bench", "clean.json", "--out", "base.json").returncode == 0
+    ok = _cli(tmp, "gate", "--bench", "clean.json", "--baseline", "base.json")
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    faulty = _cli(tmp, "bench", str(SET), "--agent", "citetrace.demo.bench_agent:answer_with_faults", "--out",
+                  "faults.json")
+    assert faulty.returncode == 0, faulty.stderr
+    gated = _cli(tmp, "gate", "--bench", "faults.json", "--baseline", "base.json", "--json")
+    assert gated.returncode == 1
+    outside = {m["message"].split(":")[0] + ":" + m["message"].split(": ")[1].split(" ")[0]
+               for m in json.loads(gated.stdout)["failures"] if m["rule"] == "outside_band"}
+    for q in json.loads((tmp / "faults.json").read_text())["questions"]:
+        for field in ("searches", "reads", "failed_reads"):
+            moved = getattr(_expected(q["id"], True), field) != getattr(_expected(q["id"], False), field)
+            assert (f"question {q['id']}:{field}" in outside) is moved, (q["id"], field)
+
+
+def test_compare_shows_what_moved(clean: tuple[Path, dict[str, Any]]) -> None:
+    """compare lists, per question, the figures that left A's band, with their deltas."""
+    tmp, _bench = clean
+    if not (tmp / "faults.json").exists():
+        assert _cli(tmp, "bench", str(SET), "--agent", "citetrace.demo.bench_agent:answer_with_faults",
+                    "--out", "faults.json").returncode == 0
+    done = _cli(tmp, "compare", "clean.json", "faults.json", "--json")
+    assert done.returncode == 0, done.stderr
+    rows = {(r["question"], r["metric"]): r for r in json.loads(done.stdout)["rows"]}
+    for q in QUESTIONS:
+        if (q.id, "failed_reads") in rows:
+            delta = q.expected.failed_reads - q.expected_clean.failed_reads
+            assert rows[(q.id, "failed_reads")]["delta"] == delta
+            assert rows[(q.id, "failed_reads")]["outside"] is (delta != 0)
+
+
+def test_replay_of_the_recorded_bench_gives_the_same_figures(clean: tuple[Path, dict[str, Any]]) -> None:
+    """--replay BENCH.json answers every tool from the recorded runs: the same figures, runs marked."""
+    tmp, bench = clean
+    done = _cli(tmp, "bench", str(SET), "--agent", AGENT, "--repeat", "2", "--replay", "clean.json", "--json")
+    assert done.returncode == 0, done.stderr
+    again = json.loads(done.stdout)
+    for a, b in zip(bench["questions"], again["questions"]):
+        assert [r["replay_of"] for r in b["repeats"]] == [r["run_id"] for r in a["repeats"]]
+        assert {k: v for k, v in b["spread"].items() if k != "total_ms"} == \
+               {k: v for k, v in a["spread"].items() if k != "total_ms"}
+
+
+def test_bad_agent_is_one_line(tmp_path: Path) -> None:
+    """An --agent that cannot be imported exits 2 with one line naming it."""
+    done = _cli(tmp_path, "bench", str(SET), "--agent", "no_such_module:run")
+    assert done.returncode == 2 and "no_such_module" in done.stderr and len(done.stderr.strip().splitlines()) == 1

@@ -1,0 +1,51 @@
+"""Question sets and known answers: what passes, what fails, and one-line errors for bad files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from citetrace.bench import KnownAnswer, QuestionSetError, check_answer, load_questions
+
+
+@pytest.mark.parametrize(("known", "report", "ok"), [
+    (KnownAnswer(exact="860 MW"), "capacity rose to 860 mw by October", True),
+    (KnownAnswer(exact="860 MW"), "capacity rose to 861 MW", False),
+    (KnownAnswer(regex=r"4\.2 million"), "4.2 million trips", True),
+    (KnownAnswer(number=18400), "harvested 18,400 tonnes", True),
+    (KnownAnswer(number=139, tolerance=1), "cost $138.5 per kWh", True),
+    (KnownAnswer(number=139, tolerance=1), "cost $141 per kWh in 2023", False),
+    (KnownAnswer(number=2023), "item2023x", False),
+])
+def test_known_answers(known: KnownAnswer, report: str, ok: bool) -> None:
+    """exact is a case-insensitive substring, regex a search, number any number within the tolerance."""
+    assert check_answer(known, report) is ok
+
+
+def test_yaml_and_json_sets_load(tmp_path: Path) -> None:
+    """A YAML set and the same set as JSON give the same questions; ids default to their position."""
+    (tmp_path / "q.yaml").write_text("questions:\n  - question: How much?\n    answer: {number: 3, tolerance: 0.5}\n"
+                                     "  - id: b\n    question: Who?\n", encoding="utf-8")
+    (tmp_path / "q.json").write_text('{"questions": [{"question": "How much?", "answer": {"number": 3, '
+                                     '"tolerance": 0.5}}, {"id": "b", "question": "Who?"}]}', encoding="utf-8")
+    assert load_questions(tmp_path / "q.yaml") == load_questions(tmp_path / "q.json")
+    assert [q.id for q in load_questions(tmp_path / "q.yaml")] == ["q1", "b"]
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("questions: []", "non-empty list"),
+    ("questions:\n  - id: a\n", "needs a 'question'"),
+    ("questions:\n  - {id: a, question: x}\n  - {id: a, question: y}\n", "duplicate id 'a'"),
+    ("questions:\n  - {question: x, answer: {exact: a, regex: b}}\n", "exactly one of"),
+    ("questions:\n  - {question: x, answer: {regex: '('}}\n", "does not compile"),
+    ("questions:\n  - {question: x, answer: {number: many}}\n", "must be numbers"),
+    ("questions: [\n", "not YAML"),
+])
+def test_bad_sets_name_the_problem(tmp_path: Path, text: str, message: str) -> None:
+    """Each problem is one message naming the file and the entry."""
+    path = tmp_path / "q.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(QuestionSetError, match=message) as raised:
+        load_questions(path)
+    assert str(path) in str(raised.value) and "\n" not in str(raised.value)
