@@ -13,42 +13,7 @@ from citetrace import ReplayMiss, names, replay, research_run, traced_tool
 from citetrace.pytest_plugin import citetrace_replay  # noqa: F401 - the fixture under test
 from citetrace.summary import SpanRecord, summarize
 from citetrace.testing import Captured, capture_spans
-
-
-
-class LocalServer:
-    """A threaded HTTP server on 127.0.0.1 answering ``routes[prefix] = (status, body, type)``."""
-
-    def __init__(self) -> None:
-        import threading
-        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-        self.routes: dict[str, tuple[int, str, str]] = {}
-        self.requests: list[str] = []
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802
-                server.requests.append(self.path)
-                status, body, ctype = next((v for k, v in sorted(server.routes.items(), key=lambda kv: -len(kv[0]))
-                                            if self.path.startswith(k)), (404, "no", "text/plain"))
-                data = body.encode()
-                self.send_response(status)
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+from instrumentation._net import LocalServer  # tests/ is on sys.path (pytest's rootdir-relative import)
 
 
 class QuotaError(Exception):

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -65,7 +67,19 @@ def test_every_scenario_has_an_expectation_and_bad_names_are_refused() -> None:
         select_scenarios("sso,nope")
 
 
-def test_cli_ledger_mode_then_show_audit_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.fixture
+def own_environ() -> Iterator[None]:
+    """The demo command sets OTEL_* variables for its process; in-process here, they are put back after."""
+    saved = dict(os.environ)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def test_cli_ledger_mode_then_show_audit_report(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                own_environ: None) -> None:
     """`citetrace demo --ledger sso --check` keeps the run; show --json, audit and report read it back."""
     db = tmp_path / "s.db"
     assert main(["demo", "--ledger", "sso", "--check", "--store", str(db)]) == 0
