@@ -131,8 +131,8 @@ def big_body(as_json: bool, limit: int) -> bytes:
     return body
 
 
-def bench_amplification(tmp: Path, as_json: bool, concurrent: int) -> dict[str, Any]:
-    body = big_body(as_json, 16 * 1024 * 1024 - 1024)
+def bench_amplification(tmp: Path, as_json: bool, concurrent: int, limit: int) -> dict[str, Any]:
+    body = big_body(as_json, limit)
     headers = {"Content-Type": "application/json" if as_json else "application/x-protobuf"}
     proc, port, mport = start_serve(tmp, "serve-amp", "--grace-seconds", "600", "--max-traces", "100000")
     statuses: list[int] = []
@@ -167,11 +167,12 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="small counts: checks the script, measures little")
     args = parser.parse_args()
     traces, roots, concurrent = (2, 5, 3) if args.quick else (20, 200, 24)
+    limit = (1 if args.quick else 16) * 1024 * 1024 - 1024
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         results = {"url_cap": bench_url_cap(tmp, traces), "root_flood": bench_root_flood(tmp, roots),
-                   "json": bench_amplification(tmp, True, concurrent),
-                   "protobuf": bench_amplification(tmp, False, concurrent)}
+                   "json": bench_amplification(tmp, True, concurrent, limit),
+                   "protobuf": bench_amplification(tmp, False, concurrent, limit)}
     print(json.dumps(results, indent=1))
     u, r = results["url_cap"], results["root_flood"]
     print("\n| attack | figure |\n|---|---|")

@@ -192,3 +192,11 @@ def test_store_lock_quick_prints_its_table() -> None:
     assert len(rows) == 8
     assert any(k.startswith("store locked by another process") for k in rows)
     assert [v for k, v in rows.items() if k.startswith("summaries in the store")] == ["200 of 200", "200 of 200"]
+
+
+def test_serve_bounds_quick_prints_every_attack() -> None:
+    """bench_serve_bounds.py --quick runs each attack against a real serve and prints one table row per attack."""
+    out = _run("bench_serve_bounds.py", "--quick")
+    [table] = _tables(out)
+    assert len(table) == 6, table
+    assert all(row[1] for row in table[1:])
