@@ -10,7 +10,8 @@ point to. The question is the topic.
 Not run here against the real library: knowledge-storm 1.1.1 needs dspy-ai 2.4.9, which needs openai<2
 (the installed openai is 3.x, which the OpenAI Agents SDK needs), and it pulls in torch. The row is written
 against knowledge-storm's ``storm_wiki/engine.py``. Its tests run it on a stand-in runner that writes the
-same files (tests/instrumentation/agents/test_storm_row.py). See docs/frameworks.md.
+same files (tests/instrumentation/agents/test_storm_row.py), and it was checked by hand once against the real
+runner in a venv of its own (docs/frameworks.md says what that covered).
 """
 
 from __future__ import annotations
