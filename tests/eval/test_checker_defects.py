@@ -95,3 +95,20 @@ def test_claim_precision_is_half_open() -> None:
     claim = extract_facts("99.9 %")[0]
     assert facts_equal(claim, extract_facts("99.93 %")[0]) and facts_equal(claim, extract_facts("99.85 %")[0])
     assert not facts_equal(claim, extract_facts("99.95 %")[0])
+
+
+def test_unchanged_against_a_change_and_all_of_against_half_of() -> None:
+    """"stays at EUR 48" contradicts "rises to EUR 48"; "nearly all of" is not "nearly half of"."""
+    page = "The standing charge stays at EUR 48 a year."
+    assert judge("The standing charge rises to EUR 48 a year.", page) == CONTRADICTED
+    assert judge("The standing charge stays at EUR 48 a year.", page) != CONTRADICTED
+    page = "Nearly half of the increase pays for replacing lead pipes."
+    assert judge("Nearly all of the increase pays for replacing lead pipes.", page) == CONTRADICTED
+
+
+def test_another_name_in_the_same_slot() -> None:
+    """"an office in Paris" against "an office in Berlin" (Paris nowhere on the page) contradicts; a name the
+    page mentions elsewhere does not."""
+    page = "The company will open a new office in Berlin. Its Paris team stays small."
+    assert judge("The company will open a new office in Madrid.", page) == CONTRADICTED
+    assert judge("The company will open a new office in Paris.", page) != CONTRADICTED

@@ -21,7 +21,7 @@ from typing import Sequence
 
 from citetrace.eval._align import anchor_words
 from citetrace.eval._extractive import (
-    direction_conflict, extractive_support, from_to_swapped, local_direction_conflict,
+    direction_conflict, entity_conflict, extractive_support, from_to_swapped, local_direction_conflict,
 )
 from citetrace.eval._facts import Fact, comparable, extract_facts, facts_equal
 from citetrace.eval._passages import simple_sentences
@@ -81,8 +81,10 @@ class DeterministicJudge:
             return Verdict(ABSENT, self.name, explanation="no passage sentence shares the claim's content words")
         claim_facts = [f for f in extract_facts(claim) if f.kind != "number" or f.value not in _SMALL_ORDINALS
                        or f.high is not None or f.unit]
+        page = "\n".join(p.text for p in passages)
         for s in aligned:
-            conflict = direction_conflict(claim, s.text) or from_to_swapped(claim, s.text)
+            conflict = direction_conflict(claim, s.text) or from_to_swapped(claim, s.text) or entity_conflict(
+                claim, s.text, page)
             if conflict and s.overlap >= max(2, min(len(anchor_words(claim)), 3)):
                 return Verdict(CONTRADICTED, self.name, s.text.strip(), conflict[1], (conflict[0],))
         if not claim_facts:

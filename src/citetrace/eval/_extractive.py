@@ -16,7 +16,7 @@ from typing import Sequence
 from citetrace.eval._align import stem
 from citetrace.eval._facts import Fact, extract_facts, facts_equal
 
-__all__ = ["extractive_support", "direction_conflict", "from_to_swapped"]
+__all__ = ["extractive_support", "direction_conflict", "from_to_swapped", "entity_conflict"]
 
 _LIGHT_STOP = frozenset(
     "the a an of to in on for by with at as is are was were be been and that this its it has have had which who "
@@ -86,7 +86,8 @@ _PAIRS: tuple[tuple[frozenset[str], frozenset[str], str], ...] = (
     (frozenset({"east", stem("eastern")}), frozenset({"west", stem("western")}), "east / west"),
     (frozenset({"north", stem("northern")}), frozenset({"south", stem("southern")}), "north / south"),
 )
-_DIRECTION = {w: "up" for w in _UP} | {w: "down" for w in _DOWN}
+_FLAT = frozenset(stem(w) for w in "stay stays stayed unchanged remain remains remained steady flat".split())
+_DIRECTION = {w: "up" for w in _UP} | {w: "down" for w in _DOWN} | {w: "unchanged" for w in _FLAT}
 _LOCAL = re.compile(r"[a-z][a-z\-']*|\d[\d,.]*")
 
 
@@ -149,4 +150,23 @@ def from_to_swapped(claim: str, sentence: str) -> tuple[str, str] | None:
         for c, d in _from_to(sentence):
             if facts_equal(a, d) and facts_equal(b, c) and not facts_equal(a, c):
                 return "from_to_swapped", f"the passage goes from {c.text} to {d.text}, the claim the other way"
+    return None
+
+
+_NAMED = re.compile(r"\b([a-z]+)\s+((?:[A-Z][\w'’-]+)(?:\s+[A-Z][\w'’-]+)*)")
+
+
+def entity_conflict(claim: str, sentence: str, page: str) -> tuple[str, str] | None:
+    """(flag, explanation) when the claim names someone or somewhere the page never mentions in the slot
+    where the aligned sentence names another: "an office in Paris" against "an office in Berlin" (the same
+    word before both names, and "Paris" nowhere on the page)."""
+    page_lower = page.lower()
+    theirs = {m.group(1): m.group(2) for m in _NAMED.finditer(sentence)}
+    for m in _NAMED.finditer(claim):
+        before, name = m.group(1), m.group(2)
+        if before in _LIGHT_STOP - {"in", "at", "by", "of", "for", "to", "on", "with"} or name.lower() in page_lower:
+            continue
+        other = theirs.get(before)
+        if other and other.lower() not in claim.lower():
+            return "entity_mismatch", f"the passage names {other!r} where the claim names {name!r}"
     return None

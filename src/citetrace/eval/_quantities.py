@@ -37,7 +37,8 @@ _COUNT = r"(a|an|one|two|three|four|five|six|seven|eight|nine|\d)"
 _OF = r"(third|thirds|quarter|quarters|fifth|fifths|tenth|tenths|half)"
 FRACTION = re.compile(
     rf"\b(?:{_COUNT}[\s-]+{_OF}|(?<!second )(?<!first )(half))\s+of\b"
-    rf"|\b{_COUNT}\s+(?:in|out of)\s+(two|three|four|five|six|seven|eight|nine|ten|\d{{1,3}})\b",
+    rf"|\b{_COUNT}\s+(?:in|out of)\s+(two|three|four|five|six|seven|eight|nine|ten|\d{{1,3}})\b"
+    rf"|\b(all|none)\s+of\b",
     re.I,
 )
 """Fractions of a whole: "two thirds of", "a tenth of", "half of", "one in five"."""
@@ -50,7 +51,9 @@ def _count(word: str) -> int:
 
 def fraction_value(m: re.Match[str]) -> float | None:
     """The percentage a FRACTION match states (66.7 for "two thirds of"), or None for nonsense (5 in 3)."""
-    count, of, half, num, den = m.group(1), m.group(2), m.group(3), m.group(4), m.group(5)
+    count, of, half, num, den, whole = m.group(1), m.group(2), m.group(3), m.group(4), m.group(5), m.group(6)
+    if whole:  # "all of", "none of"
+        return 100.0 if whole.lower() == "all" else 0.0
     if half:
         return 50.0
     if count and of:
