@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+from _pgserver import BACKENDS, make_store
 
 from citetrace import names
 from citetrace.ledger import EntailmentDecision, Ledger
@@ -23,9 +24,9 @@ ANALYSIS_TEXT = "Analyst review of Acme. In our testing, SSO remains limited to 
 NEWS_TEXT = "Acme news. Acme said   SSO is available on the Business and\nEnterprise tiers."
 
 
-@pytest.fixture(params=["sqlite", "memory"])
+@pytest.fixture(params=BACKENDS)
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    s: Store = SQLiteStore(tmp_path / "s.db") if request.param == "sqlite" else MemoryStore()
+    s = make_store(request.param, tmp_path, request)
     s.put_run(RunRecord(RUN, "0" * 32, "tester", "Which Acme tiers include SSO?", 1000.0))
     yield s
     s.close()

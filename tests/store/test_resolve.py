@@ -6,14 +6,15 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+from _pgserver import BACKENDS, make_store
 
 from citetrace.store import AmbiguousRunId, MemoryStore, RunRecord, SQLiteStore, Store
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=BACKENDS)
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     """A store of each backend with three runs: two sharing a run-id prefix, one filed under its trace id."""
-    s: Store = MemoryStore() if request.param == "memory" else SQLiteStore(tmp_path / "s.db")
+    s = make_store(request.param, tmp_path, request)
     s.put_run(RunRecord("20260101-aaaa", "1" * 32, "scout", None, 1.0))
     s.put_run(RunRecord("20260101-aaab", "2" * 32, "scout", None, 2.0))
     s.put_run(RunRecord("ab" * 16, "ab" * 16, "ToolCallingAgent", None, 3.0))  # a foreign root's run

@@ -9,13 +9,14 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+from _pgserver import BACKENDS, make_store
 
 from citetrace.store import AmbiguousRunId, MemoryStore, RunRecord, SQLiteStore, Store, ToolCallRecord, open_store
 
 
-@pytest.fixture(params=["sqlite", "memory"])
+@pytest.fixture(params=BACKENDS)
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    s: Store = SQLiteStore(tmp_path / "s.db") if request.param == "sqlite" else MemoryStore()
+    s = make_store(request.param, tmp_path, request)
     yield s
     s.close()
 
@@ -81,8 +82,8 @@ def test_open_store_uris(tmp_path: Path) -> None:
     s = open_store(f"sqlite:///{tmp_path}/a/b.db")
     assert isinstance(s, SQLiteStore) and (tmp_path / "a" / "b.db").exists()
     assert isinstance(open_store(str(tmp_path / "c.db")), SQLiteStore)
-    with pytest.raises(ValueError, match="postgres"):
-        open_store("postgres://db/x")
+    with pytest.raises(ValueError, match="mysql"):
+        open_store("mysql://db/x")
 
 
 def test_many_threads_write_safely(tmp_path: Path) -> None:

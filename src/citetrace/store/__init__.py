@@ -21,7 +21,7 @@ from citetrace.store._model import (
 )
 from citetrace.store._spool import spool_dir_for
 from citetrace.store._sqlite import SQLiteStore
-from citetrace.store._uri import StoreURI, parse_store_uri
+from citetrace.store._uri import StoreURI, parse_store_uri, redact_uri
 
 if TYPE_CHECKING:
     from citetrace.config import Settings
@@ -61,10 +61,12 @@ _warned: set[str] = set()
 
 
 def open_store(uri: str | None = None, *, lock_wait_s: float = 30.0) -> Store:
-    """Open a store: ``sqlite:///relative/or//absolute.db``, a bare path, or ``memory://``.
+    """Open a store: ``sqlite:///relative/or//absolute.db``, a bare path, ``memory://`` or
+    ``postgresql://user@host:port/db``.
 
     With no URI, the configured store (``CITETRACE_STORE``, else ``./.citetrace/store.db``). An SQLite store
-    (and its folder) is created if missing; a write waits at most ``lock_wait_s`` on a locked file.
+    (and its folder) is created if missing, a PostgreSQL one's tables too; a write waits at most
+    ``lock_wait_s`` on a lock.
     """
     if uri is None:
         from citetrace.config import load_settings
@@ -73,6 +75,8 @@ def open_store(uri: str | None = None, *, lock_wait_s: float = 30.0) -> Store:
     parsed = parse_store_uri(uri)
     if parsed.kind == "memory":
         return MemoryStore(parsed.uri)
+    if parsed.kind == "postgresql":
+        return _postgres_store(parsed, lock_wait_s=lock_wait_s, read_only=False)
     assert parsed.path is not None
     return SQLiteStore(parsed.path, uri=parsed.uri, lock_wait_s=lock_wait_s)
 
@@ -86,6 +90,8 @@ def open_existing_store(uri: str) -> Store:
     parsed = parse_store_uri(uri)
     if parsed.kind == "memory":
         return MemoryStore(parsed.uri)
+    if parsed.kind == "postgresql":
+        return _postgres_store(parsed, lock_wait_s=30.0, read_only=True)
     path = parsed.path
     assert path is not None
     if not path.exists():
@@ -99,6 +105,16 @@ def open_existing_store(uri: str) -> Store:
         store.close()
         raise
     return store
+
+
+def _postgres_store(parsed: StoreURI, *, lock_wait_s: float, read_only: bool) -> Store:
+    """A ``PostgresStore``; psycopg is an extra, so its absence is a one-line ``StoreError`` saying what to install."""
+    try:
+        from citetrace.store._postgres import PostgresStore
+    except ImportError as exc:
+        raise StoreError(f"{parsed.display}: a PostgreSQL store needs psycopg 3 ({exc}); "
+                         "pip install 'citetrace[postgres]'") from None
+    return PostgresStore(parsed.uri, lock_wait_s=lock_wait_s, read_only=read_only)
 
 
 def agent_store(store: Store | str | None = None, settings: "Settings | None" = None) -> BufferedStore:
@@ -161,7 +177,8 @@ class LazyStore:
     """A store opened on first use, so that configuring citetrace never creates files by itself."""
 
     def __init__(self, uri: str, *, lock_wait_s: float = 30.0) -> None:
-        self.uri = uri
+        self.uri = redact_uri(uri)  # what logs and messages show; the password stays in _target only
+        self._target = uri
         self._lock_wait_s = lock_wait_s
         self._store: Store | None = None
         self._lock = threading.Lock()
@@ -170,7 +187,7 @@ class LazyStore:
         if self._store is None:
             with self._lock:
                 if self._store is None:
-                    self._store = open_store(self.uri, lock_wait_s=self._lock_wait_s)
+                    self._store = open_store(self._target, lock_wait_s=self._lock_wait_s)
         return self._store
 
     def put_document(
