@@ -184,9 +184,9 @@ def work(t):
         with out:
             print(t, i, flush=True)  # printed only once the write returned
         i += 1
+print("ready", flush=True)  # before any thread prints
 for t in range(8):
     threading.Thread(target=work, args=(t,), daemon=True).start()
-print("ready", flush=True)
 threading.Event().wait()
 """
 
