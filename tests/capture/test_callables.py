@@ -214,3 +214,27 @@ def test_fetch_returning_an_iterator_is_not_a_failed_read() -> None:
         assert lazy_page("https://l.example/p") is chunks
     (span,) = cap.spans
     assert span.attributes[names.TOOL_STATUS] == "ok" and names.RESULT_SIZE not in span.attributes  # type: ignore[index,operator]
+
+
+def test_async_generator_closed_early_or_failing() -> None:
+    """aclose() ends the span with what was yielded; an exception fails it and reaches the caller unchanged."""
+    boom = KeyError("gone")
+
+    @traced_tool(kind="search")
+    async def failing(query: str) -> AsyncIterator[dict[str, str]]:
+        yield {"url": "https://f.example/1"}
+        raise boom
+
+    async def run() -> None:
+        gen = astream_results("q")
+        assert await gen.__anext__() == {"url": "https://a.example/0"}
+        await gen.aclose()
+        with pytest.raises(KeyError) as raised:
+            _ = [item async for item in failing("q")]
+        assert raised.value is boom
+
+    with capture_spans() as cap:
+        asyncio.run(run())
+    closed, failed = cap.spans
+    assert closed.attributes[names.RESULT_COUNT] == 1  # type: ignore[index]
+    assert failed.attributes[names.TOOL_STATUS] == "error"  # type: ignore[index]

@@ -11,7 +11,8 @@ empty one. Items are held by reference until the end, as a list result would be;
 
 from __future__ import annotations
 
-from typing import Any, AsyncGenerator, Callable, Generator, Mapping, Sequence
+import functools
+from typing import Any, AsyncGenerator, Awaitable, Callable, Generator, Mapping, Sequence
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
@@ -96,6 +97,23 @@ def iterate(spec: ToolSpec, wrapped: Callable[..., Generator[Any, Any, Any]], ar
             thrown = exc
 
 
+async def _in_span(call: _Call | None, ctx: Any, step: Callable[[], Awaitable[Any]]) -> Any:
+    """Await one step of the tool's async generator with its span current; a failure fails the span
+    (exhaustion, ``StopAsyncIteration``, is the caller's to handle)."""
+    tokens = _enter(ctx) if call is not None else None
+    try:
+        return await step()
+    except StopAsyncIteration:
+        raise
+    except BaseException as exc:
+        if call is not None:
+            _fail(call, exc)
+        raise
+    finally:
+        if tokens is not None:
+            _leave(tokens)
+
+
 def async_generator_tool(spec: ToolSpec, wrapped: Callable[..., AsyncGenerator[Any, Any]]) -> Callable[..., Any]:
     """The async twin of ``iterate``, as the wrapper itself (an async generator cannot delegate with ``yield
     from``, and ``async for`` would drop ``asend``/``athrow``); no span when tracing is off or suppressed."""
@@ -105,40 +123,24 @@ def async_generator_tool(spec: ToolSpec, wrapped: Callable[..., AsyncGenerator[A
         items: list[Any] = []
         sent: Any = None
         thrown: BaseException | None = None
-        agen: AsyncGenerator[Any, Any] | None = None
+        agen = wrapped(*args, **kwargs)  # creating an async generator runs none of its code
         while True:
-            tokens = _enter(ctx) if call is not None else None
+            step: Callable[[], Awaitable[Any]] = (
+                functools.partial(agen.athrow, thrown) if thrown is not None else functools.partial(agen.asend, sent)
+            )
             try:
-                if agen is None:
-                    agen = wrapped(*args, **kwargs)
-                item = await (agen.athrow(thrown) if thrown is not None else agen.asend(sent))
+                item = await _in_span(call, ctx, step)
             except StopAsyncIteration:
                 if call is not None:
                     _finish(call, _collected(spec, items))
                 return
-            except BaseException as exc:
-                if call is not None:
-                    _fail(call, exc)
-                raise
-            finally:
-                if tokens is not None:
-                    _leave(tokens)
             if call is not None:
                 items.append(item)
             sent, thrown = None, None
             try:
                 sent = yield item
             except GeneratorExit:
-                tokens = _enter(ctx) if call is not None else None
-                try:
-                    await agen.aclose()
-                except BaseException as exc:
-                    if call is not None:
-                        _fail(call, exc)
-                    raise
-                finally:
-                    if tokens is not None:
-                        _leave(tokens)
+                await _in_span(call, ctx, agen.aclose)
                 if call is not None:
                     _finish(call, _collected(spec, items))
                 raise
