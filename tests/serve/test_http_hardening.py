@@ -213,3 +213,15 @@ def test_an_upload_in_progress_outlives_newer_header_phase_clients(make_service:
         finally:
             for sock in slow:
                 sock.close()
+
+
+def test_max_connections_stays_under_the_file_descriptor_limit() -> None:
+    """A --max-connections the process could not open is lowered to the descriptor limit minus a margin."""
+    import resource
+
+    from citetrace.serve._http import _fd_room
+
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    assert _fd_room(10) == 10
+    if soft != resource.RLIM_INFINITY:
+        assert _fd_room(soft * 2) == soft - 64

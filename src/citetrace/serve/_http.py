@@ -73,7 +73,8 @@ class IngestServer:
 
     def __init__(self, host: str, port: int, ingest: Ingest, limits: Limits | None = None) -> None:
         self.ingest = ingest
-        self.limits = limits = limits or Limits()
+        limits = limits or Limits()
+        self.limits = limits = limits._replace(max_connections=_fd_room(limits.max_connections))
         floor = ingest.max_body_bytes
         self.inflight = ByteBudget(max(limits.max_inflight_bytes, floor))
         self.decode = ByteBudget(max(limits.max_decode_bytes, floor))
@@ -369,6 +370,24 @@ class IngestServer:
                 budget -= len(data)
         except (asyncio.TimeoutError, OSError):
             return
+
+
+def _fd_room(wanted: int) -> int:
+    """``wanted`` connections, or fewer if the process's file-descriptor limit cannot hold them plus a margin.
+
+    Past the limit ``accept()`` fails and nobody gets in; under it, eviction keeps room for new clients.
+    """
+    try:
+        import resource
+
+        soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except (ImportError, OSError, ValueError):
+        return max(1, wanted)
+    if soft == resource.RLIM_INFINITY or wanted <= soft - 64:
+        return max(1, wanted)
+    room = max(1, soft - 64)
+    _log.warning("citetrace serve: --max-connections %d lowered to %d (ulimit -n is %d)", wanted, room, soft)
+    return room
 
 
 def _bearer_ok(header: bytes, token: str) -> bool:
