@@ -283,6 +283,27 @@ def test_cli_runs_and_show_read_it(pg_uri: str) -> None:
     assert "stored documents (1)" in text and "Big [1]." in text
 
 
+def test_cli_eval_gate_and_view_read_it(pg_uri: str, tmp_path: Path) -> None:
+    """`eval`, `gate` and `view` read a run from PostgreSQL: the citation meets its stored page."""
+    store = open_store(pg_uri)
+    with capture_spans(store=store):
+        with research_run("How big is solar?", agent="scout") as run:
+            _fetch("https://a.example/1")
+            run.record_answer("Solar is a page about solar [1].\n\n[1] https://a.example/1")
+    store.close()
+    out = _citetrace("eval", run.id, "--store", pg_uri, "--offline", "--json")
+    assert out.returncode == 0, out.stderr
+    assert "https://a.example/1" in out.stdout
+    gate = _citetrace("gate", run.id, "--store", pg_uri, "--offline")  # the run fetched a URL no search returned
+    assert gate.returncode == 1 and "returned by no search in run " + run.id in gate.stdout, gate.stderr
+    gate = _citetrace("gate", run.id, "--store", pg_uri, "--offline", "--allow-uncited")
+    assert gate.returncode == 0, gate.stdout + gate.stderr
+    page = tmp_path / "run.html"
+    out = _citetrace("view", run.id, "--store", pg_uri, "-o", str(page))
+    assert out.returncode == 0, out.stderr
+    assert "https://a.example/1" in page.read_text()
+
+
 def test_ledger_reopened_from_a_fresh_connection_and_the_cli(pg_uri: str) -> None:
     """A ledger written through one store is whole when re-opened through another, and `citetrace ledger
     show` reads it."""
