@@ -67,7 +67,7 @@ def format_run(run: RunRecord, calls: list[ToolCallRecord], store: Store) -> str
     lines = [
         f"run      {run.run_id}",
         f"agent    {run.agent}",
-        f"question {run.question or '-'}",
+        f"question {redact_report(run.question) if run.question else '-'}",
         f"trace    {run.trace_id}",
         f"started  {_when(run.started_at)}"
         + (f"   took {run.ended_at - run.started_at:.2f}s" if run.ended_at else "   (not finished)"),
@@ -123,6 +123,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
     if args.json:
         data: dict[str, Any] = asdict(run)
         data["answer"] = redact_report(run.answer) if run.answer else run.answer  # stores written before 0 leaks
+        data["question"] = redact_report(run.question) if run.question else run.question
         data["calls"] = [asdict(c) for c in calls]
         data["documents"] = [
             {k: v for k, v in asdict(d).items() if k != "text"} for d in store.documents(run.run_id)

@@ -7,10 +7,11 @@ The viewer only reads: nothing here writes to the store or touches the network.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
 from citetrace import names
+from citetrace._redact import redact_report
 from citetrace.capture import cited_urls
 from citetrace.store import Document, RunRecord, Store, ToolCallRecord
 from citetrace.summary import url_key
@@ -228,6 +229,9 @@ def _citations(run: RunRecord, calls: Sequence[ToolCallRecord], judged: Mapping[
 def build_run_view(store: Store, run: RunRecord, *, evaluation: Mapping[str, Any] | None = None,
                    ledger: Mapping[str, Any] | None = None) -> RunView:
     """Read one run's calls and documents from ``store`` and lay out its page."""
+    # stores written before answers were stored redacted still hold raw cited URLs: redact on display too
+    run = replace(run, answer=redact_report(run.answer) if run.answer else run.answer,
+                  question=redact_report(run.question) if run.question else run.question)
     calls = store.calls(run.run_id)
     views, total = _waterfall(run, calls)
     stretches = _serial_stretches(calls)

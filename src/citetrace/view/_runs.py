@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from citetrace._redact import redact_report
 from citetrace.store import RunRecord, Store
 from citetrace.view._model import build_run_view, failure_reasons, run_outcome
 from citetrace.view._page import render_run_page
@@ -74,7 +75,7 @@ def _history_line(entry: Mapping[str, Any]) -> str:
 
 def _row(run: RunRecord) -> dict[str, Any]:
     s = run.summary or {}
-    return {"run_id": run.run_id, "trace_id": run.trace_id, "agent": run.agent, "question": run.question,
+    return {"run_id": run.run_id, "trace_id": run.trace_id, "agent": run.agent, "question": redact_report(run.question) if run.question else run.question,
             "started_at": run.started_at, "searches": s.get("searches", "-"), "reads": s.get("reads", "-"),
             "citations": s.get("citations", "-"), "outcome": run_outcome(run), "reasons": failure_reasons(run)}
 
