@@ -200,3 +200,10 @@ def test_serve_bounds_quick_prints_every_attack() -> None:
     [table] = _tables(out)
     assert len(table) == 6, table
     assert all(row[1] for row in table[1:])
+
+
+def test_replay_quick_prints_its_table() -> None:
+    """bench_replay --quick records and replays a traced search and prints the three rows."""
+    out = _run("bench_replay.py", "--quick")
+    (table,) = _tables(out)
+    assert [row[0].split(" (")[0] for row in table[1:]] == ["traced, not recorded", "recorded", "replayed from the store"]

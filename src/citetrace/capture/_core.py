@@ -120,8 +120,9 @@ class _Call:
         self.wall0 = time.time()
         self.t0 = time.perf_counter()
         self.started = True
+        # a replayed call is not recorded again: its response is the recording
         self.rkey = (args_key(spec.name, args, kwargs, spec.skip_self)
-                     if settings.record_responses and self.run is not None else None)
+                     if settings.record_responses and self.run is not None and _replay.current() is None else None)
 
     def detach(self) -> None:
         if self.started:

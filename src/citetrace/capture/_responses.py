@@ -49,6 +49,29 @@ def _clean(value: Any, depth: int = 0) -> Any:
     raise TypeError(type(value).__name__)
 
 
+def _plain(value: Any, depth: int = 0) -> Any:
+    """The value as JSON types (tuples as lists); raises TypeError for what JSON cannot hold."""
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if depth > 64:
+        raise TypeError("nested too deeply")
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v, depth + 1) for v in value]
+    raise TypeError(type(value).__name__)
+
+
+def _redacted_json(value: Any) -> Any:
+    """``_clean`` in one redaction pass over the serialised value (one regex pass instead of one per string);
+    per string when the pass would not leave valid JSON."""
+    text = json.dumps(_plain(value), ensure_ascii=False)
+    try:
+        return json.loads(redact_text(text))
+    except ValueError:
+        return _clean(value)
+
+
 def _qualname(obj: Any) -> str:
     cls = obj if isinstance(obj, type) else type(obj)
     return f"{cls.__module__}:{cls.__qualname__}"
@@ -88,7 +111,7 @@ def encode_result(result: Any) -> dict[str, Any]:
     if response is not None:
         return response
     try:
-        return {"json": _clean(result)}
+        return {"json": _redacted_json(result)}
     except TypeError:
         pass
     if dataclasses.is_dataclass(result) and not isinstance(result, type):
@@ -107,8 +130,31 @@ def encode_result(result: Any) -> dict[str, Any]:
 
 
 def encode_exception(exc: BaseException) -> dict[str, Any]:
-    """The payload of a raised exception: its class and (redacted) message."""
-    return {"raise": {"cls": _qualname(exc), "message": redact_text(str(exc))}}
+    """The payload of a raised exception: its class, (redacted) message and the HTTP status it carried."""
+    response = getattr(exc, "response", None)
+    status = getattr(response, "status_code", None) if response is not None else getattr(exc, "status_code", None)
+    out: dict[str, Any] = {"cls": _qualname(exc), "message": redact_text(str(exc))}
+    if isinstance(status, int):
+        out["http_status"] = status
+    return {"raise": out}
+
+
+def _with_status(exc: BaseException, status: int) -> BaseException:
+    """Give a rebuilt exception the response status it carried (a 429 stays rate_limited when replayed)."""
+    if getattr(exc, "response", None) is not None:
+        return exc
+    try:
+        import requests
+
+        response: Any = requests.models.Response()
+        response.status_code = status
+    except ImportError:  # pragma: no cover - requests is a base dependency
+        response = type("RecordedResponse", (), {"status_code": status})()
+    try:
+        exc.response = response  # type: ignore[attr-defined]
+    except AttributeError:
+        pass
+    return exc
 
 
 def _exception(cls_name: str, message: str) -> BaseException:
@@ -134,7 +180,9 @@ def decode(payload: Mapping[str, Any]) -> Any:
     if "json" in payload:
         return payload["json"]
     if "raise" in payload:
-        return _exception(str(payload["raise"]["cls"]), str(payload["raise"]["message"]))
+        exc = _exception(str(payload["raise"]["cls"]), str(payload["raise"]["message"]))
+        status = payload["raise"].get("http_status")
+        return _with_status(exc, status) if isinstance(status, int) else exc
     if "requests" in payload:
         import requests
 
