@@ -143,3 +143,15 @@ def test_the_sdks_own_span_is_kept_and_not_doubled(instrumented: Any, cap: Captu
     tools = [s for s in cap.tool_spans() if (s.attributes or {}).get(names.TOOL_PROVIDER_SIDE)]
     assert len(tools) == 1 and len(model_spans) == 1
     assert len({s.context.trace_id for s in model_spans + tools}) == 1
+
+
+def test_raw_streamed_response_is_read_when_the_callers_stream_ends(instrumented: Any, cap: Captured,
+                                                                    server: LocalServer) -> None:
+    """with_raw_response.create(stream=True), langchain-anthropic's streaming call: the caller's parse()
+    gives every event, and the searches are read when that stream ends."""
+    _serve(server, anthropic_blocks(fetch=(SOURCE_B, PAGE)), stream=True)
+    raw = _client(server).messages.with_raw_response.create(**ARGS, stream=True)
+    assert provider_spans(cap) == []
+    events = [e.type for e in raw.parse()]
+    assert events[0] == "message_start" and events[-1] == "message_stop"
+    assert [s[names.TOOL_KIND] for s in provider_spans(cap)] == ["search", "fetch"]

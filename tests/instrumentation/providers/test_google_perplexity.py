@@ -126,3 +126,32 @@ def test_perplexity_stream_async_and_through_the_openai_client(instrumented: Any
     spans = provider_spans(cap)
     assert len(spans) == 2 and list(spans[1][names.URLS_RETURNED]) == [SOURCE_B]
     assert spans[1][names.GEN_AI_TOOL_NAME] == "perplexity.search"
+
+
+def test_gemini_grounding_with_no_chunks_is_an_empty_search(instrumented: Any, cap: Captured,
+                                                            server: LocalServer) -> None:
+    """A grounded answer whose search found nothing is an empty search."""
+    server.routes[f"/v1/models/{MODEL}:generateContent"] = (200, json.dumps(_gemini(["x"], [], [])), "application/json")
+    client = _client(server)
+    client.models.generate_content(model=MODEL, contents="q", config=CONFIG)
+    (span,) = provider_spans(cap)
+    assert span[names.TOOL_STATUS] == "empty"
+
+
+def test_rate_limited_model_calls_raise_unchanged_and_record_nothing(instrumented: Any, cap: Captured,
+                                                                     server: LocalServer) -> None:
+    """A 429 from Gemini's or Perplexity's API is the SDK's own error, untouched; no search is invented."""
+    from google.genai import errors
+    from perplexity import RateLimitError
+
+    body = json.dumps({"error": {"code": 429, "message": "quota", "status": "RESOURCE_EXHAUSTED"}})
+    server.routes[f"/v1/models/{MODEL}:generateContent"] = (429, body, "application/json")
+    server.routes["/chat/completions"] = (429, body, "application/json")
+    client = _client(server)
+    with pytest.raises(errors.ClientError) as gemini:
+        client.models.generate_content(model=MODEL, contents="q", config=CONFIG)
+    assert gemini.value.code == 429
+    with pytest.raises(RateLimitError):
+        Perplexity(base_url=server.base, api_key="pplx-test", max_retries=0).chat.completions.create(
+            model="sonar", messages=[{"role": "user", "content": "q"}])
+    assert provider_spans(cap) == []

@@ -11,7 +11,7 @@ import pytest
 
 from .._net import LocalServer
 from ..agents._e2e import figures, run_agent
-from ._shapes import MADE_UP, SOURCE_A, SOURCE_B, anthropic_blocks, anthropic_message, openai_response
+from ._shapes import MADE_UP, SOURCE_A, SOURCE_B, anthropic_blocks, anthropic_message, anthropic_stream, openai_response
 
 SCRIPT = str(Path(__file__).parent / "scripts" / "langgraph_provider_search.py")
 PAGE = "OpenTelemetry concepts. " * 20
@@ -30,11 +30,15 @@ def api() -> Iterator[LocalServer]:
         srv.close()
 
 
-@pytest.mark.parametrize(("provider", "reads"), [("openai", 0), ("anthropic", 1)])
+@pytest.mark.parametrize(("provider", "reads"), [("openai", 0), ("anthropic", 1), ("anthropic-stream", 1)])
 def test_one_run_with_provider_searches_and_an_uncited_url(tmp_path: Path, api: LocalServer, provider: str,
                                                            reads: int) -> None:
     """The agent is one run; the provider's search (and Anthropic's fetch) are in its summary; of its two
-    citations, the one no search returned is uncited_from_retrieval and, never read, cited_not_fetched."""
+    citations, the one no search returned is uncited_from_retrieval and, never read, cited_not_fetched
+    (langchain-anthropic streaming too: a raw streamed response, read when the stream ends)."""
+    if provider == "anthropic-stream":
+        blocks = anthropic_blocks(fetch=(SOURCE_B, PAGE), cited=(SOURCE_A, MADE_UP))
+        api.routes["/v1/messages"] = (200, anthropic_stream(blocks), "text/event-stream")
     _printed, runs = run_agent(tmp_path, SCRIPT, api.base, provider)
     assert len(runs) == 1 and runs[0]["agent"] == "provider-scout"
     assert figures(runs[0]) == {"searches": 1, "reads": reads, "empty_searches": 0, "failed_reads": 0,

@@ -214,6 +214,22 @@ def _is_stream(result: Any) -> bool:
     return cls in ("Stream", "AsyncStream") and hasattr(result, "response")
 
 
+def _proxy_raw_stream(raw: Any, folder: Callable[[Any], Folder], done: Callable[[Any], None]) -> None:
+    """A ``with_raw_response`` stream (langchain-anthropic streams this way): parse it now and put the proxy in
+    the SDK's parse cache, so the caller's own ``parse()`` gets the proxied stream. Left alone if the SDK's
+    cache is not where it is expected."""
+    try:
+        stream = raw.parse()
+        cache = getattr(raw, "_parsed_by_type", None)  # the SDK's own parse cache (openai/anthropic legacy responses)
+        if _is_stream(stream) and isinstance(cache, dict):
+            proxy = _StreamProxy(stream, folder(stream), done)
+            for key, value in list(cache.items()):
+                if value is stream:
+                    cache[key] = proxy
+    except Exception as exc:  # noqa: BLE001 - never break the caller's stream
+        _state.count_error("capture", exc)
+
+
 def response_wrapper(read: Callable[[Any, dict[str, Any]], Reading | None],
                      folder: Callable[[Any], Folder] | None, *, is_async: bool) -> Callable[[Switch], Any]:
     """A ``Wrap`` factory: call through, then read the response (or proxy the stream and read it at its end)."""
@@ -221,14 +237,16 @@ def response_wrapper(read: Callable[[Any, dict[str, Any]], Reading | None],
     def handle(result: Any, kwargs: dict[str, Any]) -> Any:
         if _is_stream(result) and folder is None:
             return result  # a stream that carries nothing to read (chat completion deltas have no annotations)
-        if folder is not None and _is_stream(result):
-            def done(final: Any) -> None:
-                if final is not None:
-                    _read_safely(read, final, kwargs)
+        def done(final: Any) -> None:
+            if final is not None:
+                _read_safely(read, final, kwargs)
 
+        if folder is not None and _is_stream(result):
             return _StreamProxy(result, folder(result), done)
         if hasattr(result, "http_response") and kwargs.get("stream"):
-            return result  # a raw streamed response: its events are the caller's to parse; not read here
+            if folder is not None:
+                _proxy_raw_stream(result, folder, done)
+            return result
         try:
             body = _parsed(result)
         except Exception as exc:  # noqa: BLE001

@@ -17,7 +17,8 @@ if provider == "openai":
 else:
     from langchain_anthropic import ChatAnthropic
 
-    model = ChatAnthropic(model="claude-scripted", base_url=base, api_key="sk-ant-test", max_retries=0)
+    model = ChatAnthropic(model="claude-scripted", base_url=base, api_key="sk-ant-test", max_retries=0,
+                          streaming=provider == "anthropic-stream")
     tools = [{"type": "web_search_20250305", "name": "web_search", "max_uses": 3},
              {"type": "web_fetch_20250910", "name": "web_fetch"}]
 agent = create_agent(model, tools=tools, name="provider-scout")
