@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Callable
 
 import psycopg
 import pytest
@@ -337,4 +338,68 @@ def test_a_forked_child_uses_its_own_connections(pg_uri: str) -> None:
     store.put_document("parent", "https://e.org/p2", "after fork", status="ok")
     assert [d.text for d in store.documents("child")] == ["from child"]
     assert len(store.documents("parent")) == 2
+    store.close()
+
+
+_AGENT = r"""
+import citetrace
+from citetrace import traced_tool, research_run
+tel = citetrace.configure()
+@traced_tool(kind="fetch")
+def fetch(url):
+    return ("page %s " % url) * 60
+with research_run("q", agent="durable") as run:
+    print("run", run.id, flush=True)
+    i = 0
+    while True:
+        fetch(f"https://d.example/{i}")
+        print("done", i, tel.store.stats().queued, flush=True)   # printed only after the tool returned
+        i += 1
+"""
+
+
+def test_kill_9_while_the_table_is_locked_loses_no_returned_fetch(pg_uri: str, tmp_path: Path) -> None:
+    """An agent killed while another session locks the documents table loses no fetch that had returned: its
+    queued writes were spooled under .citetrace/, and the next agent started there for the same database writes
+    them, each once."""
+    open_store(pg_uri).close()
+    proc = agent(_AGENT, tmp_path, CITETRACE_STORE=pg_uri)
+    last, queued = -1, 0
+
+    def advance(until: Callable[[], bool]) -> None:
+        nonlocal last, queued
+        while not until():
+            _, i, q = proc.line(timeout=30).split()
+            last, queued = int(i), int(q)
+
+    try:
+        run_id = proc.line(timeout=60).split()[1]
+        advance(lambda: last >= 20)
+        with psycopg.connect(pg_uri) as holder:
+            holder.execute("LOCK TABLE citetrace.documents IN SHARE ROW EXCLUSIVE MODE")
+            seen = queued
+            advance(lambda: queued >= seen + 20)  # the table is locked: these went to the queue and the spool
+            os.kill(proc.proc.pid, signal.SIGKILL)
+            proc.proc.wait(10)
+            while True:  # complete lines printed before the kill are returned calls too
+                try:
+                    fields = proc.line(timeout=5).split()
+                except AssertionError:
+                    break
+                if len(fields) == 3 and fields[1].isdigit():
+                    last = max(last, int(fields[1]))
+            holder.rollback()
+    finally:
+        proc.kill()
+    spools = list((tmp_path / ".citetrace").glob("postgresql-*.spool/*.jsonl"))
+    assert spools and all(p.stat().st_size > 0 for p in spools)
+    recoverer = agent("import citetrace; t = citetrace.configure(); t.store.put_summary('x', {}); "
+                      "print(t.store.flush(30))", tmp_path, CITETRACE_STORE=pg_uri)
+    assert recoverer.line(timeout=60) == "True"
+    assert recoverer.wait() == 0
+    store = open_existing_store(pg_uri)
+    fetched = sorted(int(d.url.rsplit("/", 1)[1]) for d in store.documents(run_id))
+    assert fetched[: last + 1] == list(range(last + 1))  # none missing, none written twice
+    assert len(fetched) - (last + 1) in (0, 1)
+    assert not list((tmp_path / ".citetrace").glob("postgresql-*.spool/*.jsonl"))
     store.close()

@@ -132,12 +132,26 @@ def agent_store(store: Store | str | None = None, settings: "Settings | None" = 
     spool: Path | None = None
     if store is None or isinstance(store, str):
         parsed = parse_store_uri(store) if store is not None else _configured_uri(settings.store_uri)
-        spool = spool_dir_for(parsed.path) if parsed.path is not None else None
+        spool = spool_dir_for(parsed.path) if parsed.path is not None else _server_spool_dir(parsed)
         store = LazyStore(parsed.uri, lock_wait_s=settings.store_lock_wait_ms / 1000.0)
     elif isinstance(store, SQLiteStore) and not store.read_only:
         spool = spool_dir_for(store.path)
     return BufferedStore(store, max_pending=settings.store_queue_max,
                          exit_wait_s=settings.store_exit_wait_seconds, spool_dir=spool)
+
+
+def _server_spool_dir(parsed: StoreURI) -> Path | None:
+    """Where an agent spools writes queued for a database server: ``.citetrace/`` in the working directory, as
+    the default SQLite store, one folder per database (named by a hash of its password-free URI), so the next
+    agent started there for the same database writes what a killed one left."""
+    if parsed.kind != "postgresql":
+        return None
+    from citetrace import names
+
+    digest = content_hash(parsed.display)[:16]
+    base = parse_store_uri(names.STORE_DEFAULT_URI).path
+    assert base is not None
+    return base.parent / f"{parsed.kind}-{digest}.spool"
 
 
 def _configured_uri(uri: str) -> StoreURI:

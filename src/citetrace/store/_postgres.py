@@ -111,13 +111,14 @@ class PostgresStore:
             return self._pool
 
     @contextmanager
-    def _conn(self, *, write: bool = False) -> Iterator[psycopg.Connection[tuple[Any, ...]]]:
-        """A pooled connection (in a transaction for a write); driver errors become the store's own."""
+    def _conn(self, *, write: bool = False, single: bool = False) -> Iterator[psycopg.Connection[tuple[Any, ...]]]:
+        """A pooled connection (in a transaction for a write of several statements; ``single``: one statement,
+        atomic by itself); driver errors become the store's own."""
         if write and self.read_only:
             raise StoreError(f"{self.uri}: opened read-only")
         try:
             with self._get_pool().connection(timeout=self._wait_s) as conn:
-                if write:
+                if write and not single:
                     with conn.transaction():
                         yield conn
                 else:
@@ -154,13 +155,16 @@ class PostgresStore:
     ) -> str:
         run_id, url, text = _clean(run_id), _clean(url), _clean(text)
         sha = content_hash(text)
-        with self._conn(write=True) as conn:
-            conn.execute("INSERT INTO content(sha256, text) VALUES (%s, %s) ON CONFLICT DO NOTHING", (sha, text))
+        # one statement, so one round trip and its own transaction: the hot path of every traced fetch
+        with self._conn(write=True, single=True) as conn:
             conn.execute(
-                "INSERT INTO documents(run_id, url, canonical, sha256, fetched_at, status, http_status,"
-                " content_type, size) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s)",
-                (run_id, url, url_key(url), sha, time.time() if fetched_at is None else fetched_at, _clean(status),
-                 http_status, _opt(content_type), len(text)),
+                "WITH c AS (INSERT INTO content(sha256, text) VALUES (%(sha)s, %(text)s) ON CONFLICT DO NOTHING)"
+                " INSERT INTO documents(run_id, url, canonical, sha256, fetched_at, status, http_status,"
+                " content_type, size) VALUES (%(run)s, %(url)s, %(key)s, %(sha)s, %(at)s, %(status)s, %(http)s,"
+                " %(ctype)s, %(size)s)",
+                {"sha": sha, "text": text, "run": run_id, "url": url, "key": url_key(url),
+                 "at": time.time() if fetched_at is None else fetched_at, "status": _clean(status),
+                 "http": http_status, "ctype": _opt(content_type), "size": len(text)},
             )
         return make_ref(run_id, sha)
 
@@ -188,7 +192,7 @@ class PostgresStore:
 
     # -- runs ---------------------------------------------------------------------------------------
     def put_run(self, run: RunRecord) -> None:
-        with self._conn(write=True) as conn:
+        with self._conn(write=True, single=True) as conn:
             conn.execute(
                 "INSERT INTO runs(run_id, trace_id, agent, question, started_at, ended_at, answer, error_type)"
                 " VALUES (%s,%s,%s,%s,%s,%s,%s,%s) ON CONFLICT (run_id) DO UPDATE SET trace_id = excluded.trace_id,"
@@ -199,7 +203,7 @@ class PostgresStore:
             )
 
     def finish_run(self, run_id: str, *, ended_at: float, answer: str | None, error_type: str | None) -> None:
-        with self._conn(write=True) as conn:
+        with self._conn(write=True, single=True) as conn:
             conn.execute(
                 "UPDATE runs SET ended_at = %s, answer = COALESCE(%s, answer), error_type = %s WHERE run_id = %s",
                 (ended_at, _opt(answer), _opt(error_type), _clean(run_id)),
