@@ -1,0 +1,80 @@
+"""langchain-tavily (LangChain's own deprecation warning for ``TavilySearchResults`` sends users here):
+``TavilySearch._run``/``_arun`` and ``TavilyExtract._run``/``_arun``.
+
+Both tools return Tavily's JSON dict. They never raise on an HTTP failure: the wrapper raises
+``ValueError("Error 429: ...")`` (or ``Exception("Error 429: Too Many Requests")`` from aiohttp) and the tool
+returns ``{"error": <that exception>}``, which is classified here (429 ``rate_limited``, else ``error``;
+the exception's text is never read as a result). Nothing found raises ``ToolException("No search
+results found ...")``: ``empty`` for the search; for extract, every URL failing raises
+``ToolException("No extracted results found ...")``, an ``error`` (nothing was read).
+The HTTP call inside (``requests`` to ``api.tavily.com/search``) is a recognised endpoint, passed through
+inside this row's span, so a call is one span.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable, Mapping
+
+from citetrace import names
+from citetrace.capture._core import ToolSpec
+from citetrace.instrumentation import _shapes
+from citetrace.instrumentation._table_types import Patch
+
+__all__ = ["ROWS"]
+
+DIST = "langchain-tavily"
+_ERROR_429 = re.compile(r"\bError 429\b")
+
+
+def _returned_error(result: Any) -> BaseException | None:
+    """The exception a tool returned as ``{"error": exc}`` instead of raising it."""
+    error = result.get("error") if isinstance(result, Mapping) else None
+    return error if isinstance(error, BaseException) else None
+
+
+def _status(result: Any) -> str | None:
+    error = _returned_error(result)
+    if error is None:
+        return _shapes.probe_classify(result)
+    text = str(error)
+    return names.STATUS_RATE_LIMITED if _ERROR_429.search(text) or _shapes.says_429(text) else names.STATUS_ERROR
+
+
+def _urls(result: Any) -> list[str] | None:
+    if _returned_error(result) is not None:
+        return []  # an error's text is never a result list
+    items = _shapes.items_attr(result, "results")
+    if items is None:
+        return None
+    return [item["url"] for item in items if isinstance(item, Mapping) and isinstance(item.get("url"), str)]
+
+
+def _pages(result: Any) -> Iterable[tuple[str, str]] | None:
+    """With ``include_raw_content`` each result carries its page text: a document of the run."""
+    pages = [(item["url"], item["raw_content"]) for item in _shapes.items_attr(result, "results") or ()
+             if isinstance(item, Mapping) and isinstance(item.get("url"), str)
+             and isinstance(item.get("raw_content"), str) and item["raw_content"].strip()]
+    return pages or None
+
+
+def _extract_text(result: Any) -> str | None:
+    if _returned_error(result) is not None:
+        return ""
+    return _shapes.join_texts(_shapes.items_attr(result, "results"), ("raw_content", "content"))
+
+
+SEARCH = ToolSpec("langchain_tavily.search", names.TOOL_KIND_SEARCH, result_urls=_urls, result_pages=_pages,
+                  classify=_status, is_rate_limit=_shapes.rate_limited,
+                  classify_exception=_shapes.no_results_exception("No search results found"))
+EXTRACT = ToolSpec("langchain_tavily.extract", names.TOOL_KIND_FETCH, url_from=_shapes.url_list_from(0, "urls"),
+                   result_text=_extract_text, classify=_status, is_rate_limit=_shapes.rate_limited)
+
+_SEARCH_MODULE = "langchain_tavily.tavily_search"
+_EXTRACT_MODULE = "langchain_tavily.tavily_extract"
+ROWS = (
+    Patch(DIST, _SEARCH_MODULE, "TavilySearch._run", SEARCH),
+    Patch(DIST, _SEARCH_MODULE, "TavilySearch._arun", SEARCH, is_async=True),
+    Patch(DIST, _EXTRACT_MODULE, "TavilyExtract._run", EXTRACT),
+    Patch(DIST, _EXTRACT_MODULE, "TavilyExtract._arun", EXTRACT, is_async=True),
+)
