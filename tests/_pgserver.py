@@ -61,8 +61,9 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _run(cmd: list[str]) -> None:
-    out = subprocess.run(_as_owner(cmd), capture_output=True, text=True, timeout=120)
+def _run(cmd: list[str], cwd: Path) -> None:
+    # cwd: a folder the server's owner can enter (nobody may not read the checkout)
+    out = subprocess.run(_as_owner(cmd), capture_output=True, text=True, timeout=120, cwd=cwd)
     if out.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed ({out.returncode}): {out.stderr.strip() or out.stdout.strip()}")
 
@@ -75,7 +76,7 @@ def start_server() -> PgServer:
     if os.geteuid() == 0:
         shutil.chown(root, "nobody")
         shutil.chown(datadir, "nobody")
-    _run([_bin("initdb"), "-D", str(datadir), "-U", "citetrace", "-A", "trust", "-E", "UTF8", "--no-sync"])
+    _run([_bin("initdb"), "-D", str(datadir), "-U", "citetrace", "-A", "trust", "-E", "UTF8", "--no-sync"], root)
     with open(datadir / "pg_hba.conf", "w") as hba:  # the owner (nobody) may rewrite it; we are root or it
         hba.write("local all citetrace trust\nhost all citetrace 127.0.0.1/32 trust\n"
                   "host all fleet 127.0.0.1/32 scram-sha-256\n")
@@ -83,7 +84,7 @@ def start_server() -> PgServer:
     opts = (f"-c listen_addresses=127.0.0.1 -p {port} -k {datadir} -c fsync=off -c synchronous_commit=off"
             " -c full_page_writes=off -c max_connections=300")
     _run([_bin("pg_ctl"), "-D", str(datadir), "-l", str(datadir / "server.log"), "-o", opts, "-w", "-t", "60",
-          "start"])
+          "start"], root)
     server = PgServer(port, datadir)
     import psycopg
 
@@ -94,7 +95,7 @@ def start_server() -> PgServer:
 
 def stop_server(server: PgServer) -> None:
     try:
-        _run([_bin("pg_ctl"), "-D", str(server.datadir), "-m", "fast", "-w", "stop"])
+        _run([_bin("pg_ctl"), "-D", str(server.datadir), "-m", "fast", "-w", "stop"], server.datadir.parent)
     finally:
         shutil.rmtree(server.datadir.parent, ignore_errors=True)
 

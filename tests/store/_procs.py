@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import signal
 import subprocess
 import sys
 import threading
@@ -115,3 +116,19 @@ def agent(script: str, tmp_path: Path, **env: str) -> LineProcess:
     base = {"OTEL_TRACES_EXPORTER": "none"}
     base.update(env)
     return LineProcess([sys.executable, "-c", script], env=base, cwd=tmp_path)
+
+
+def kill_9(proc: LineProcess, width: int) -> list[list[str]]:
+    """SIGKILL ``proc``; return the lines of ``width`` fields it printed before dying, split (they report
+    returned calls too). A line the kill cut short has fewer fields, or a shorter last number: callers take
+    the maximum."""
+    os.kill(proc.proc.pid, signal.SIGKILL)
+    proc.proc.wait(10)
+    lines: list[list[str]] = []
+    while True:
+        try:
+            fields = proc.line(timeout=5).split()
+        except AssertionError:
+            return lines
+        if len(fields) == width:
+            lines.append(fields)

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import multiprocessing as mp
-import os
-import signal
 import subprocess
 import sys
 import threading
@@ -25,14 +23,14 @@ from _pgserver import FLEET_PASSWORD, PgServer
 from citetrace import research_run, traced_tool
 from citetrace.ledger import Ledger
 from citetrace.store import (
-    BufferedStore, RunRecord, StoreBusy, StoreError, open_existing_store, open_store, parse_store_uri,
+    BufferedStore, RunRecord, agent_store, StoreBusy, StoreError, open_existing_store, open_store, parse_store_uri,
 )
 from citetrace.store._pgschema import LATEST
 from citetrace.store._postgres import PostgresStore
 from citetrace.store._uri import redact_uri
 from citetrace.testing import capture_spans
 
-from ._procs import LineProcess, agent
+from ._procs import LineProcess, agent, kill_9
 
 
 def _citetrace(*args: str) -> subprocess.CompletedProcess[str]:
@@ -61,6 +59,8 @@ def test_uri_forms_and_redaction() -> None:
     assert redact_uri("postgresql://a@h/db?password=hunter2&sslmode=require") == (
         "postgresql://a@h/db?password=***&sslmode=require")
     assert parse_store_uri("postgresql://a:hunter2@h/db").display == "postgresql://a:***@h/db"
+    lazy = agent_store("postgresql://a:hunter2@h/db")  # opened on first write: nothing connects here
+    assert lazy.uri == "postgresql://a:***@h/db" and lazy.inner.uri == lazy.uri
 
 
 def test_unreachable_server_is_one_line_naming_the_database() -> None:
@@ -206,15 +206,8 @@ def test_8_processes_of_8_threads_killed_lose_no_returned_write(pg_uri: str) -> 
                 t, i = map(int, proc.line(timeout=60).split())
                 last[n][t] = i
         for n, proc in enumerate(procs):
-            os.kill(proc.proc.pid, signal.SIGKILL)
-            proc.proc.wait(10)
-            while True:  # complete lines printed before the kill are returned writes too
-                try:
-                    fields = proc.line(timeout=5).split()
-                except AssertionError:
-                    break
-                if len(fields) == 2 and fields[0].isdigit() and fields[1].isdigit():
-                    last[n][int(fields[0])] = max(last[n][int(fields[0])], int(fields[1]))
+            for t, i in kill_9(proc, 2):
+                last[n][int(t)] = max(last[n][int(t)], int(i))
     finally:
         for proc in procs:
             proc.kill()
@@ -379,15 +372,7 @@ def test_kill_9_while_the_table_is_locked_loses_no_returned_fetch(pg_uri: str, t
             holder.execute("LOCK TABLE citetrace.documents IN SHARE ROW EXCLUSIVE MODE")
             seen = queued
             advance(lambda: queued >= seen + 20)  # the table is locked: these went to the queue and the spool
-            os.kill(proc.proc.pid, signal.SIGKILL)
-            proc.proc.wait(10)
-            while True:  # complete lines printed before the kill are returned calls too
-                try:
-                    fields = proc.line(timeout=5).split()
-                except AssertionError:
-                    break
-                if len(fields) == 3 and fields[1].isdigit():
-                    last = max(last, int(fields[1]))
+            last = max([last] + [int(i) for _, i, _ in kill_9(proc, 3)])
             holder.rollback()
     finally:
         proc.kill()

@@ -1,7 +1,7 @@
 """The records the run store keeps, and the interface every backend implements.
 
-The interface is small and synchronous on purpose: SQLite (embedded default), memory (tests) and a
-server-backed store (PostgreSQL, later) all fit it, and the capture path only ever calls ``put_document``
+The interface is small and synchronous on purpose: SQLite (embedded default), memory (tests) and
+PostgreSQL (one store for a fleet, ``_postgres``) all fit it, and the capture path only ever calls ``put_document``
 and ``put_run``/``finish_run``.
 """
 
