@@ -23,6 +23,8 @@ _ATTRIBUTION = re.compile(
     re.I,
 )
 _ARTICLES = frozenset("the a an its their this that these those our his her my your".split())
+_IN_TEXT = re.compile(r"^[A-Z][^()\[\]]*?,?\s+(?:\d{4}[a-z]?|n\.\s?d\.)$")
+"""An APA in-text citation label: "Bureau of Labor Statistics, 2024", "Smith et al., 2023a", "Lee, n.d."."""
 _LEAD = re.compile(r"^[\s,;:.)\]]+|^(?:and|but|while|whereas|yet|although|though)\s+", re.I)
 
 
@@ -36,6 +38,8 @@ def is_source_label(sentence: str, anchor: Anchor) -> bool:
     name (capitalised, no digits), and does not follow a preposition, an article or a verb that would make
     it part of the claim ("in [Norway](...)", "said [Reuters](...)" stay)."""
     label = (anchor.label or "").strip()
+    if _IN_TEXT.match(label) and _in_parentheses(sentence, anchor):  # gpt-researcher's ([Author, 2024](url))
+        return True
     if not label or any(ch.isdigit() for ch in label) or not label[0].isupper():
         return False
     after = sentence[anchor.end:]
@@ -48,6 +52,13 @@ def is_source_label(sentence: str, anchor: Anchor) -> bool:
     if re.search(r"(according\s+to|reported\s+by|per|via|source:?)\s*$", before, re.I):
         return True
     return not (word in PREPOSITIONS or word in _ARTICLES or is_verb(word))
+
+
+def _in_parentheses(sentence: str, anchor: Anchor) -> bool:
+    """The link is a whole item of a parenthesis: ``(`` or ``;`` before it, ``)`` or ``;`` after it."""
+    before = sentence[: anchor.start].rstrip()
+    after = sentence[anchor.end:].lstrip()
+    return before.endswith(("(", ";")) and after.startswith((")", ";"))
 
 
 def blank_anchors(sentence: str, anchors: Sequence[Anchor]) -> str:

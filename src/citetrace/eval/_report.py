@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Mapping
 
-from citetrace._urlfind import AUTOLINK, MARKDOWN_LINK, first_url, url_spans
+from citetrace._reflist import references as _references
+from citetrace._urlfind import AUTOLINK, MARKDOWN_LINK, url_spans
 from citetrace.claims import Anchor, clean_claim_text, split_claims
 from citetrace.claims._clean import blank_anchors
 from citetrace.eval._claims import classify
@@ -27,13 +29,6 @@ _AUTOLINK = AUTOLINK
 _MARKER = re.compile(r"\[(\d{1,4}(?:\s*(?:,|-|–)\s*\d{1,4})*)\](?!\()")
 _REFLINK = re.compile(r"\[([^\]\n]+)\]\[([^\]\s^]{1,32})\]")
 _FOOTNOTE = re.compile(r"\[\^([^\]\s]{1,32})\]")
-_REF_DEF = re.compile(r"^\s{0,3}\[(\^?)([^\]\s]{1,32})\]:?\s+(.*)$")
-_NUMBERED = re.compile(r"^\s{0,3}(\d{1,4})[.)]\s+(.*)$")
-_REF_HEADING = re.compile(
-    r"^\s{0,3}(#{1,6}\s*|\*\*)?\s*(references|sources|bibliography|citations|works cited|notes|footnotes)"
-    r"\s*:?\s*(\*\*)?\s*$",
-    re.IGNORECASE,
-)
 _MAX_CHARS = 2_000_000
 
 
@@ -54,44 +49,6 @@ class Report:
                 if c.url is not None and c.url not in out:
                     out.append(c.url)
         return out
-
-
-def _first_url(text: str) -> str | None:
-    m = _LINK.search(text) or _AUTOLINK.search(text)
-    if m:
-        return m.group(2) if m.re is _LINK else m.group(1)
-    return first_url(text)
-
-
-def _references(text: str) -> tuple[dict[str, str | None], frozenset[int]]:
-    """Reference entries (key -> URL) and the indices of the lines that define them."""
-    refs: dict[str, str | None] = {}
-    skip: set[int] = set()
-    in_refs = False
-    for i, (ls, le) in enumerate(line_spans(text)):
-        line = text[ls:le]
-        if _REF_HEADING.match(line):
-            in_refs = True
-            continue
-        if line.lstrip().startswith("#"):
-            in_refs = False
-        d = _REF_DEF.match(line)
-        footnote = d is not None and d.group(1) == "^" and line[d.end(2) + 1:d.end(2) + 2] == ":"
-        # "[3] text" is an entry only with a URL or under a references heading: a hard-wrapped body line may
-        # start with a marker too.
-        if d and (footnote or (not d.group(1) and (in_refs or _first_url(d.group(3))))):
-            key = ("^" if d.group(1) else "") + d.group(2)
-            refs[key] = _first_url(d.group(3))
-            skip.add(i)
-            continue
-        n = _NUMBERED.match(line)
-        if in_refs and n:
-            refs[n.group(1)] = _first_url(n.group(2))
-            skip.add(i)
-            continue
-        if in_refs and _first_url(line):  # an unnumbered source list: not body text
-            skip.add(i)
-    return refs, frozenset(skip)
 
 
 def _expand(numbers: str) -> list[str]:
@@ -195,8 +152,12 @@ def _anchor(text: str, c: Citation, offset: int, key: int) -> Anchor:
     return Anchor(c.marker, c.start - offset, c.end - offset, c.url, label, str(key))
 
 
-def parse_report(text: str) -> Report:
-    """Parse a report; raise ``ReportParseError`` naming the problem when it is not a readable report."""
+def parse_report(text: str, url_map: Mapping[str, str] | None = None) -> Report:
+    """Parse a report; raise ``ReportParseError`` naming the problem when it is not a readable report.
+
+    ``url_map`` (marker number -> URL) resolves bare ``[n]`` markers the text lists no entry for, as a run's
+    recorded source map does (knowledge-storm's ``url_to_unified_index``); see ``citetrace._reflist``.
+    """
     if not isinstance(text, str):
         raise ReportParseError(f"report must be text, got {type(text).__name__}")
     if "\x00" in text:
@@ -205,7 +166,7 @@ def parse_report(text: str) -> Report:
         raise ReportParseError(f"report is {len(text)} characters; the limit is {_MAX_CHARS}")
     if not text.strip():
         raise ReportParseError("report is empty")
-    refs, skip = _references(text)
+    refs, skip = _references(text, url_map)
     citations, masked = _citations(text, refs, skip)
     # blockquote markers would read as sentence starts to the splitter: blank them (same length)
     masked = re.sub(r"(?m)^[ \t]{0,3}(?:>[ \t]?)+", lambda m: " " * len(m.group(0)), masked)

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterator
 
+from citetrace._reflist import line_spans
+
 __all__ = ["Block", "iter_blocks", "sentence_spans", "line_spans"]
 
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+")
@@ -31,17 +33,6 @@ class Block:
     kind: str
     start: int
     end: int
-
-
-def line_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of every line, end excluding the newline."""
-    spans: list[tuple[int, int]] = []
-    pos = 0
-    for line in text.splitlines(keepends=True):
-        body = line.rstrip("\r\n")
-        spans.append((pos, pos + len(body)))
-        pos += len(line)
-    return spans
 
 
 def iter_blocks(text: str, skip: frozenset[int] = frozenset()) -> Iterator[Block]:

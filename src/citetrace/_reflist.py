@@ -1,0 +1,117 @@
+"""The one reference-list reader: which lines of a report define reference entries, and which URL each has.
+
+Shared by capture (``citetrace.citations``) and eval (``citetrace eval``) so that both resolve a marker to the
+same URL. Entries understood:
+
+- ``[3] https://...``, ``[3]: https://...``, ``[^3]: https://...``, ``- [3] Title, https://...`` (the first URL on
+  the line; a markdown link's target counts);
+- ``[3] Title`` with the URL on the next line, as ``URL: https://...`` (also ``Link:``/``Source:``), or as a
+  line holding only the URL under a references heading (open_deep_research-style "Sources" lists);
+- ``3. Title, https://...`` under a "References"/"Sources"/... heading; unnumbered source lines there are
+  reference lines too (gpt-researcher's APA list), not body text.
+
+A ``[3] text`` line with no URL is an entry only under a references heading (a hard-wrapped body line may
+start with a marker). ``url_map`` (marker number -> URL, e.g. knowledge-storm's ``url_to_unified_index``
+inverted) fills markers the text itself does not list; the text's own list wins where both name a marker.
+URLs are found with ``citetrace._urlfind``, never a regex of this module's own.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Mapping
+
+from citetrace._urlfind import AUTOLINK, MARKDOWN_LINK, first_url
+
+__all__ = ["line_spans", "entry_url", "references"]
+
+_REF_DEF = re.compile(r"^\s{0,3}(?:[-*]\s+)?\[(\^?)([^\]\s]{1,32})\]:?\s+(.*)$")
+_NUMBERED = re.compile(r"^\s{0,3}(\d{1,4})[.)]\s+(.*)$")
+_NEXT_URL = re.compile(r"^\s{0,8}(?:[-*]\s+)?(?:url|link|source)\s*:\s*(.*)$", re.IGNORECASE)
+_REF_HEADING = re.compile(
+    r"^\s{0,3}(#{1,6}\s*|\*\*)?\s*(references|sources|bibliography|citations|works cited|notes|footnotes)"
+    r"\s*:?\s*(\*\*)?\s*$",
+    re.IGNORECASE,
+)
+
+
+def line_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every line, end excluding the newline."""
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        spans.append((pos, pos + len(body)))
+        pos += len(line)
+    return spans
+
+
+def entry_url(text: str) -> str | None:
+    """The URL a reference entry points to: a markdown link's target first, else the first URL."""
+    m = MARKDOWN_LINK.search(text) or AUTOLINK.search(text)
+    if m:
+        return m.group(2) if m.re is MARKDOWN_LINK else m.group(1)
+    return first_url(text)
+
+
+def _next_line_url(line: str, in_refs: bool) -> str | None:
+    """The URL of an entry's continuation line (``URL: ...``; under a heading also a line of only a URL)."""
+    m = _NEXT_URL.match(line)
+    if m:
+        return entry_url(m.group(1))
+    url = entry_url(line) if in_refs else None
+    return url if url is not None and line.strip().strip("<>") == url else None
+
+
+def references(text: str, url_map: Mapping[str, str] | None = None) -> tuple[dict[str, str | None], frozenset[int]]:
+    """Reference entries (key -> URL or None) and the indices of the lines that define them.
+
+    Footnote keys keep their ``^`` (``"^3"``); numbered keys are the number as text.
+    """
+    refs: dict[str, str | None] = {}
+    skip: set[int] = set()
+    in_refs = False
+    spans = line_spans(text)
+    i = 0
+    while i < len(spans):
+        ls, le = spans[i]
+        line = text[ls:le]
+        i += 1
+        if _REF_HEADING.match(line):
+            in_refs = True
+            continue
+        if line.lstrip().startswith("#"):
+            in_refs = False
+        nxt = text[spans[i][0]:spans[i][1]] if i < len(spans) else ""
+        d = _REF_DEF.match(line)
+        footnote = d is not None and d.group(1) == "^" and line[d.end(2) + 1:d.end(2) + 2] == ":"
+        if d and not d.group(1):
+            url = entry_url(d.group(3))
+            below = _next_line_url(nxt, in_refs) if url is None else None
+            if url is not None or below is not None or in_refs:
+                refs[d.group(2)] = url or below
+                skip.add(i - 1)
+                if below is not None:
+                    skip.add(i)
+                    i += 1
+                continue
+        if d and footnote:
+            refs["^" + d.group(2)] = entry_url(d.group(3))
+            skip.add(i - 1)
+            continue
+        n = _NUMBERED.match(line)
+        if in_refs and n:
+            url = entry_url(n.group(2))
+            below = _next_line_url(nxt, in_refs) if url is None else None
+            refs[n.group(1)] = url or below
+            skip.add(i - 1)
+            if below is not None:
+                skip.add(i)
+                i += 1
+            continue
+        if in_refs and entry_url(line):  # an unnumbered source list (an APA reference list): not body text
+            skip.add(i - 1)
+    for key, url in (url_map or {}).items():
+        if refs.get(str(key)) is None and isinstance(url, str) and url:
+            refs[str(key)] = url
+    return refs, frozenset(skip)
