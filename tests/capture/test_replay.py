@@ -172,3 +172,30 @@ def test_the_pytest_fixture_replays_for_the_test(web: LocalServer, citetrace_rep
         with no_network() as attempts:
             _agent(web.base)
         assert attempts == [] and rp.replayed == 4
+
+
+def test_generator_tools_replay_their_items() -> None:
+    """A generator search tool and an async-generator fetch tool yield their recorded items again."""
+    @traced_tool(kind="search")
+    def stream_search(query: str) -> Iterator[dict[str, str]]:
+        yield {"url": "https://a.example/1"}
+        yield {"url": "https://b.example/2"}
+
+    @traced_tool(kind="fetch")
+    async def stream_page(url: str) -> Any:
+        yield "Page "
+        yield "text."
+
+    async def read(url: str) -> list[Any]:
+        return [chunk async for chunk in stream_page(url)]
+
+    import asyncio
+
+    with capture_spans(record_responses=True) as cap:
+        with research_run("q") as run:
+            first = list(stream_search("x"))
+            page = asyncio.run(read("https://a.example/1"))
+        with no_network() as attempts, replay(run.id, store=cap.store) as rp:
+            assert list(stream_search("x")) == first
+            assert "".join(asyncio.run(read("https://a.example/1"))) == "".join(page)
+        assert attempts == [] and rp.replayed == 2 and rp.missed == 0

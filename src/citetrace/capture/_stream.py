@@ -18,6 +18,7 @@ from opentelemetry import context as otel_context
 from opentelemetry import trace
 
 from citetrace import names
+from citetrace.capture import _replay
 from citetrace.capture._context import IN_TOOL
 from citetrace.capture._core import ToolSpec, _Call, _fail, _finish, _passthrough, _start
 
@@ -52,11 +53,40 @@ def _leave(tokens: tuple[Any, Any]) -> None:
     otel_context.detach(tokens[0])
 
 
+def _replayed(spec: ToolSpec, wrapped: Callable[..., Any], args: Sequence[Any], kwargs: Mapping[str, Any],
+              is_async: bool) -> Callable[..., Any]:
+    """Under replay: a generator (function) yielding the recorded items (a recorded fetch text as one item),
+    or raising the recorded exception; the real tool on a ``passthrough`` miss."""
+    replaying = _replay.current()
+    if replaying is None:
+        return wrapped
+    recorded = replaying.stand_in(spec, args, kwargs, wrapped, False)
+    if recorded is wrapped:
+        return wrapped
+
+    def items() -> list[Any]:
+        value = recorded()
+        return [value] if isinstance(value, (str, bytes)) else list(value)
+
+    if is_async:
+        async def agen(*_a: Any, **_k: Any) -> AsyncGenerator[Any, Any]:
+            for item in items():
+                yield item
+
+        return agen
+
+    def gen(*_a: Any, **_k: Any) -> Generator[Any, Any, Any]:
+        yield from items()
+
+    return gen
+
+
 def iterate(spec: ToolSpec, wrapped: Callable[..., Generator[Any, Any, Any]], args: Sequence[Any],
             kwargs: Mapping[str, Any]) -> Generator[Any, Any, Any]:
     """Run the generator ``wrapped(*args, **kwargs)`` inside one tool span that lasts for the iteration."""
     if _passthrough():
         return (yield from wrapped(*args, **kwargs))
+    wrapped = _replayed(spec, wrapped, args, kwargs, False)
     call, ctx = _begin(spec, args, kwargs)
     if call is None:
         return (yield from wrapped(*args, **kwargs))
@@ -119,11 +149,13 @@ def async_generator_tool(spec: ToolSpec, wrapped: Callable[..., AsyncGenerator[A
     from``, and ``async for`` would drop ``asend``/``athrow``); no span when tracing is off or suppressed."""
 
     async def agen_wrapper(*args: Any, **kwargs: Any) -> AsyncGenerator[Any, Any]:
-        call, ctx = (None, None) if _passthrough() else _begin(spec, args, kwargs)
+        passthrough = _passthrough()
+        call, ctx = (None, None) if passthrough else _begin(spec, args, kwargs)
+        source = wrapped if passthrough else _replayed(spec, wrapped, args, kwargs, True)
         items: list[Any] = []
         sent: Any = None
         thrown: BaseException | None = None
-        agen = wrapped(*args, **kwargs)  # creating an async generator runs none of its code
+        agen = source(*args, **kwargs)  # creating an async generator runs none of its code
         while True:
             step: Callable[[], Awaitable[Any]] = (
                 functools.partial(agen.athrow, thrown) if thrown is not None else functools.partial(agen.asend, sent)
