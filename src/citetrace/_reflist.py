@@ -74,43 +74,31 @@ def references(text: str, url_map: Mapping[str, str] | None = None) -> tuple[dic
     spans = line_spans(text)
     i = 0
     while i < len(spans):
-        ls, le = spans[i]
-        line = text[ls:le]
-        i += 1
+        line = text[spans[i][0]:spans[i][1]]
+        nxt = text[spans[i + 1][0]:spans[i + 1][1]] if i + 1 < len(spans) else ""
         if _REF_HEADING.match(line):
             in_refs = True
+            i += 1
             continue
         if line.lstrip().startswith("#"):
             in_refs = False
-        nxt = text[spans[i][0]:spans[i][1]] if i < len(spans) else ""
         d = _REF_DEF.match(line)
-        footnote = d is not None and d.group(1) == "^" and line[d.end(2) + 1:d.end(2) + 2] == ":"
-        if d and not d.group(1):
-            url = entry_url(d.group(3))
+        n = _NUMBERED.match(line) if in_refs else None
+        key, rest = (d.group(2), d.group(3)) if d and not d.group(1) else (n.group(1), n.group(2)) if n else (None, "")
+        if key is not None:
+            url = entry_url(rest)
             below = _next_line_url(nxt, in_refs) if url is None else None
             if url is not None or below is not None or in_refs:
-                refs[d.group(2)] = url or below
-                skip.add(i - 1)
-                if below is not None:
-                    skip.add(i)
-                    i += 1
+                refs[key] = url or below
+                skip.update((i, i + 1) if below is not None else (i,))
+                i += 2 if below is not None else 1
                 continue
-        if d and footnote:
+        if d and d.group(1) == "^" and line[d.end(2) + 1:d.end(2) + 2] == ":":  # a footnote "[^3]: ..."
             refs["^" + d.group(2)] = entry_url(d.group(3))
-            skip.add(i - 1)
-            continue
-        n = _NUMBERED.match(line)
-        if in_refs and n:
-            url = entry_url(n.group(2))
-            below = _next_line_url(nxt, in_refs) if url is None else None
-            refs[n.group(1)] = url or below
-            skip.add(i - 1)
-            if below is not None:
-                skip.add(i)
-                i += 1
-            continue
-        if in_refs and entry_url(line):  # an unnumbered source list (an APA reference list): not body text
-            skip.add(i - 1)
+            skip.add(i)
+        elif in_refs and entry_url(line):  # an unnumbered source list (an APA reference list): not body text
+            skip.add(i)
+        i += 1
     for key, url in (url_map or {}).items():
         if refs.get(str(key)) is None and isinstance(url, str) and url:
             refs[str(key)] = url
