@@ -80,12 +80,8 @@ def start_server() -> PgServer:
     with open(datadir / "pg_hba.conf", "w") as hba:  # the owner (nobody) may rewrite it; we are root or it
         hba.write("local all citetrace trust\nhost all citetrace 127.0.0.1/32 trust\n"
                   "host all fleet 127.0.0.1/32 scram-sha-256\n")
-    port = _free_port()
-    opts = (f"-c listen_addresses=127.0.0.1 -p {port} -k {datadir} -c fsync=off -c synchronous_commit=off"
-            " -c full_page_writes=off -c max_connections=300")
-    _run([_bin("pg_ctl"), "-D", str(datadir), "-l", str(datadir / "server.log"), "-o", opts, "-w", "-t", "60",
-          "start"], root)
-    server = PgServer(port, datadir)
+    server = PgServer(_free_port(), datadir)
+    pg_ctl(server, "start")
     import psycopg
 
     with psycopg.connect(server.uri(), autocommit=True) as conn:
@@ -93,9 +89,17 @@ def start_server() -> PgServer:
     return server
 
 
+def pg_ctl(server: PgServer, action: str) -> None:
+    """``pg_ctl stop -m fast`` or ``start``, waiting until it is done (a server restart in a test)."""
+    opts = (f"-c listen_addresses=127.0.0.1 -p {server.port} -k {server.datadir} -c fsync=off"
+            " -c synchronous_commit=off -c full_page_writes=off -c max_connections=300")
+    extra = ["-m", "fast"] if action == "stop" else ["-l", str(server.datadir / "server.log"), "-o", opts, "-t", "60"]
+    _run([_bin("pg_ctl"), "-D", str(server.datadir), *extra, "-w", action], server.datadir.parent)
+
+
 def stop_server(server: PgServer) -> None:
     try:
-        _run([_bin("pg_ctl"), "-D", str(server.datadir), "-m", "fast", "-w", "stop"], server.datadir.parent)
+        pg_ctl(server, "stop")
     finally:
         shutil.rmtree(server.datadir.parent, ignore_errors=True)
 

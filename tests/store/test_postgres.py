@@ -18,7 +18,7 @@ from typing import Callable
 
 import psycopg
 import pytest
-from _pgserver import FLEET_PASSWORD, PgServer
+from _pgserver import FLEET_PASSWORD, PgServer, pg_ctl, start_server, stop_server
 
 from citetrace import research_run, traced_tool
 from citetrace.ledger import Ledger
@@ -388,3 +388,30 @@ def test_kill_9_while_the_table_is_locked_loses_no_returned_fetch(pg_uri: str, t
     assert len(fetched) - (last + 1) in (0, 1)
     assert not list((tmp_path / ".citetrace").glob("postgresql-*.spool/*.jsonl"))
     store.close()
+
+
+def test_a_server_restart_costs_busy_writes_that_land_after_it() -> None:
+    """The server stops mid-run: writes are StoreBusy in one line (never a hang), the agent's queue keeps them,
+    and once the server is back they land in order; the store goes on working."""
+    server = start_server()
+    try:
+        store = PostgresStore(server.uri(), lock_wait_s=0.2)
+        store.put_run(RunRecord("r1", "t1", "a", None, 1.0))
+        buffered = BufferedStore(store, retry_s=0.05)
+        pg_ctl(server, "stop")
+        t0 = time.monotonic()
+        with pytest.raises(StoreBusy) as info:
+            store.put_document("r1", "https://e.org/0", "while down", status="ok")
+        assert time.monotonic() - t0 < 5 and "\n" not in str(info.value)
+        assert str(info.value).startswith(server.uri())
+        for i in range(1, 4):
+            buffered.put_document("r1", f"https://e.org/{i}", f"queued {i}", status="ok")
+        assert buffered.stats().pending == 3
+        pg_ctl(server, "start")
+        assert buffered.flush(60)
+        assert [d.text for d in store.documents("r1")] == ["queued 1", "queued 2", "queued 3"]
+        store.finish_run("r1", ended_at=2.0, answer="done", error_type=None)
+        assert store.get_run("r1").answer == "done"  # type: ignore[union-attr]
+        buffered.close()
+    finally:
+        stop_server(server)
