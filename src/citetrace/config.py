@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, TypeVar
 
-from citetrace import names
+from citetrace import _toolrules, names
 
 __all__ = ["Settings", "load_settings", "env_flag"]
 
@@ -51,6 +51,7 @@ class Settings:
     record_responses: bool = False
     replay: str | None = None
     replay_miss: str = "error"
+    mcp_tools: str | None = None
 
     @property
     def sampling_mode(self) -> str:
@@ -158,6 +159,7 @@ _ENV: dict[str, tuple[tuple[str, ...], Callable[[str], Any]]] = {
     "record_responses": ((names.ENV_RECORD_RESPONSES,), _parse_bool),
     "replay": ((names.ENV_REPLAY,), _nonempty),
     "replay_miss": ((names.ENV_REPLAY_MISS,), _parse_miss),
+    "mcp_tools": ((names.ENV_MCP_TOOLS,), _toolrules.normalise),
 }
 
 _warned: set[tuple[str, str]] = set()
@@ -232,6 +234,11 @@ def _check_override(field_name: str, value: Any) -> None:
         raise ValueError(f"citetrace setting sampling={value!r}: expected one of {names.SAMPLING_MODES}")
     if field_name == "sampling_scope" and value not in names.SAMPLING_SCOPES:
         raise ValueError(f"citetrace setting sampling_scope={value!r}: expected one of {names.SAMPLING_SCOPES}")
+    if field_name == "mcp_tools" and isinstance(value, str):
+        try:
+            _toolrules.parse_rules(value)
+        except ValueError as exc:
+            raise ValueError(f"citetrace setting mcp_tools: {exc}") from None
     if field_name == "metrics" and value not in ("embedded", "off"):
         raise ValueError(f"citetrace setting metrics={value!r}: expected 'embedded' or 'off'")
     if field_name == "sample_percent" and not 0 <= float(value) <= 100:

@@ -1,8 +1,9 @@
 """``CITETRACE_TOOLS``: wrap the user's own search/fetch functions by configuration, no code change.
 
 Format: ``module:function=kind`` or ``module:Class.method=kind``, comma-separated, kind ``search`` or
-``fetch``. Each entry is applied when its module is imported, before or after instrumentation starts. A
-bad entry is reported once, with the reason, and ignored; the good ones still apply.
+``fetch``. A ``Class.method`` entry reads the query or URL from the arguments, else from the instance
+(``self.query``, ``self.url``). Each entry is applied when its module is imported, before or after
+instrumentation starts. A bad entry is reported once, with the reason, and ignored; the good ones still apply.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import re
 
 from citetrace import names
 from citetrace.capture._core import ToolSpec
+from citetrace.instrumentation import _instance
 from citetrace.instrumentation._patcher import warn_once
 from citetrace.instrumentation._table_types import Patch
 
@@ -35,6 +37,10 @@ def _problem(entry: str) -> str | Patch:
         return f"{module!r} is not a module path"
     if not _TARGET.match(target):
         return f"{target!r} is not 'function' or 'Class.method'"
+    if "." in target:  # a method: the query or URL may live on the instance (``self.query``, see _instance)
+        spec = ToolSpec(target, kind, query_from=_instance.QUERY_FROM_INSTANCE, url_from=_instance.URL_FROM_INSTANCE,
+                        skip_self=True)
+        return Patch("", module, target, spec, is_async=None, pass_instance=True)
     return Patch("", module, target, ToolSpec(target, kind), is_async=None)
 
 
