@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar, Token
 from typing import Any, Callable, Iterator
 
-__all__ = ["scope", "open_scope", "close_scope", "record", "saw", "saw_failure", "last_status", "status_recorder"]
+__all__ = ["scope", "open_scope", "close_scope", "record", "saw", "saw_failure", "in_scope", "last_status", "status_recorder"]
 
 
 class _Seen:
@@ -70,6 +70,11 @@ def record(status: Any) -> None:
         return
     for target in tuple(_open):
         target.statuses.append(status)
+
+
+def in_scope() -> bool:
+    """True when this thread's context has a scope open (a probe that must not record other threads)."""
+    return _SCOPE.get() is not None
 
 
 def saw(status: int) -> bool:

@@ -1,19 +1,27 @@
-"""smolagents' web tools: ``.forward`` of ``DuckDuckGoSearchTool``, ``WebSearchTool`` and ``VisitWebpageTool``.
+"""smolagents' web tools: ``.forward`` of ``DuckDuckGoSearchTool``, ``WebSearchTool``, ``ApiWebSearchTool``,
+``GoogleSearchTool`` and ``VisitWebpageTool``.
 
 The search tools return markdown (``[title](url)`` per result) and raise when nothing is found;
 ``DuckDuckGoSearchTool`` calls ddgs, whose own row is then suppressed (the tool's span wins).
 ``VisitWebpageTool`` never raises: it returns the page as markdown or an error sentence, which is
 classified here (``429`` in it means ``rate_limited``).
+
+``ApiWebSearchTool`` (Brave by default) calls ``raise_for_status``: its ``HTTPError`` carries the status.
+``GoogleSearchTool`` (serper or serpapi) raises ``ValueError(<the error JSON>)``, which carries no status,
+so a probe on ``requests.api.request`` (the ``requests.get`` it calls) records the status, in the calling
+thread only. Both return "No results found..." markdown for an empty list (count 0: ``empty``);
+``GoogleSearchTool`` also raises "No results found for query" when the answer has no organic results.
+Their HTTP calls go to recognised search endpoints (``_http``), passed through inside this row's span.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from citetrace import names
 from citetrace.capture._core import ToolSpec
-from citetrace.instrumentation import _shapes
-from citetrace.instrumentation._table_types import Patch
+from citetrace.instrumentation import _probe, _shapes
+from citetrace.instrumentation._table_types import Patch, Probe
 
 __all__ = ["ROWS"]
 
@@ -21,6 +29,8 @@ DIST = "smolagents"
 _MODULE = "smolagents.default_tools"
 # the search tools raise these when nothing was found (the inner ddgs one when the tool wraps ddgs)
 _NOTHING = _shapes.no_results_exception("No results found", "No results found.")
+# GoogleSearchTool's raise when the answer has no organic results at all
+_GOOGLE_NOTHING = _shapes.no_results_exception("No results found for query")
 _VISIT_ERRORS = ("Error fetching the webpage:", "The request timed out.", "An unexpected error occurred:")
 
 
@@ -37,10 +47,16 @@ def _visit_status(result: Any) -> str | None:
     return None
 
 
-def _search_spec(name: str) -> ToolSpec:
+def _search_spec(name: str, nothing: Callable[[BaseException], str | None] = _NOTHING) -> ToolSpec:
     return ToolSpec(name, names.TOOL_KIND_SEARCH, result_urls=_shapes.markdown_links, result_count=_search_count,
                     classify=_shapes.probe_classify, is_rate_limit=_shapes.rate_limited,
-                    classify_exception=_NOTHING)
+                    classify_exception=nothing)
+
+
+def _requests_status(args: tuple[Any, ...], kwargs: dict[str, Any], result: Any) -> Any:
+    """The status ``requests.get`` got, only in the thread whose tool call is open (another thread's request
+    is never attributed to this call)."""
+    return getattr(result, "status_code", None) if _probe.in_scope() else None
 
 
 VISIT = ToolSpec("smolagents.visit_webpage", names.TOOL_KIND_FETCH, classify=_visit_status,
@@ -49,5 +65,8 @@ VISIT = ToolSpec("smolagents.visit_webpage", names.TOOL_KIND_FETCH, classify=_vi
 ROWS = (
     Patch(DIST, _MODULE, "DuckDuckGoSearchTool.forward", _search_spec("smolagents.duckduckgo_search")),
     Patch(DIST, _MODULE, "WebSearchTool.forward", _search_spec("smolagents.web_search")),
+    Patch(DIST, _MODULE, "ApiWebSearchTool.forward", _search_spec("smolagents.api_web_search")),
+    Patch(DIST, _MODULE, "GoogleSearchTool.forward", _search_spec("smolagents.google_search", _GOOGLE_NOTHING)),
     Patch(DIST, _MODULE, "VisitWebpageTool.forward", VISIT),
+    Probe("requests", "requests.api", "request", _requests_status),
 )
