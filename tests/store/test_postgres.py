@@ -415,3 +415,25 @@ def test_a_server_restart_costs_busy_writes_that_land_after_it() -> None:
         buffered.close()
     finally:
         stop_server(server)
+
+
+def test_same_tables_and_columns_as_sqlite(pg_uri: str, tmp_path: Path) -> None:
+    """The PostgreSQL schema has every table and column the SQLite one has (a table added to one backend and
+    not the other fails here), and the store is a ``Store``."""
+    import sqlite3
+
+    from citetrace.store import SQLiteStore, Store
+
+    SQLiteStore(tmp_path / "s.db").close()
+    lite = sqlite3.connect(tmp_path / "s.db")
+    sqlite_cols = {(t, c[1]) for (t,) in lite.execute("SELECT name FROM sqlite_master WHERE type = 'table'"
+                                                      " AND name NOT LIKE 'sqlite_%'")
+                   for c in lite.execute(f"PRAGMA table_info({t})")}
+    store = open_store(pg_uri)
+    assert isinstance(store, Store)
+    with psycopg.connect(pg_uri) as conn:
+        pg_cols = set(conn.execute("SELECT table_name, column_name FROM information_schema.columns"
+                                   " WHERE table_schema = 'citetrace' AND table_name <> 'schema_version'").fetchall())
+    assert sqlite_cols - pg_cols == set()
+    assert {t for t, _ in pg_cols} == {t for t, _ in sqlite_cols}
+    store.close()
