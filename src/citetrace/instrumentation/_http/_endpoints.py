@@ -45,6 +45,8 @@ class Endpoint:
     query: Callable[[RequestInfo], str | None]
     results: Callable[[Any], Results]
     method: str = "POST"
+    reads: str = ""
+    """The response fields read, for docs/coverage.md (the query's source is found from ``query`` itself)."""
 
 
 def _items(data: Any, *path: str) -> list[Any]:
@@ -86,24 +88,31 @@ def _jina_query(r: RequestInfo) -> str | None:
 ENDPOINTS: tuple[Endpoint, ...] = (
     # Tavily: raw_content (include_raw_content=True) is the page's text; content is a snippet
     Endpoint("tavily", "api.tavily.com", "/search", _body("query"),
-             lambda d: _urls(_items(d, "results"), "url", ("raw_content",))),
-    Endpoint("serper", "google.serper.dev", "/search", _body("q"), lambda d: _urls(_items(d, "organic"), "link")),
-    Endpoint("serper", "google.serper.dev", "/news", _body("q"), lambda d: _urls(_items(d, "news"), "link")),
+             lambda d: _urls(_items(d, "results"), "url", ("raw_content",)),
+             reads="`results[].url`; page text from `raw_content`"),
+    Endpoint("serper", "google.serper.dev", "/search", _body("q"), lambda d: _urls(_items(d, "organic"), "link"),
+             reads="`organic[].link`"),
+    Endpoint("serper", "google.serper.dev", "/news", _body("q"), lambda d: _urls(_items(d, "news"), "link"),
+             reads="`news[].link`"),
     Endpoint("serpapi", "serpapi.com", "/search", _param("q"),
-             lambda d: _urls(_items(d, "organic_results"), "link"), method="GET"),
+             lambda d: _urls(_items(d, "organic_results"), "link"), method="GET",
+             reads="`organic_results[].link`"),
     Endpoint("brave", "api.search.brave.com", "/res/v1/web/search", _param("q"),
-             lambda d: _urls(_items(d, "web", "results"), "url"), method="GET"),
+             lambda d: _urls(_items(d, "web", "results"), "url"), method="GET", reads="`web.results[].url`"),
     Endpoint("bing", "api.bing.microsoft.com", "/v7.0/search", _param("q"),
-             lambda d: _urls(_items(d, "webPages", "value"), "url"), method="GET"),
+             lambda d: _urls(_items(d, "webPages", "value"), "url"), method="GET", reads="`webPages.value[].url`"),
     Endpoint("you", "api.ydc-index.io", "/search", _param("query"),
-             lambda d: _urls(_items(d, "hits") or _items(d, "results", "web"), "url"), method="GET"),
+             lambda d: _urls(_items(d, "hits") or _items(d, "results", "web"), "url"), method="GET",
+             reads="`hits[].url` or `results.web[].url`"),
     Endpoint("google_cse", "www.googleapis.com", "/customsearch/v1", _param("q"),
-             lambda d: _urls(_items(d, "items"), "link"), method="GET"),
+             lambda d: _urls(_items(d, "items"), "link"), method="GET", reads="`items[].link`"),
     # Exa: with contents, each result carries its text
-    Endpoint("exa", "api.exa.ai", "/search", _body("query"), lambda d: _urls(_items(d, "results"), "url", ("text",))),
+    Endpoint("exa", "api.exa.ai", "/search", _body("query"), lambda d: _urls(_items(d, "results"), "url", ("text",)),
+             reads="`results[].url`; page text from `text`"),
     # Jina search: s.jina.ai/<query> answers JSON with each page's content
     Endpoint("jina", "s.jina.ai", "/", _jina_query, lambda d: _urls(_items(d, "data"), "url", ("content",)),
-             method="GET"),
+             method="GET",
+             reads="query also from the path (`s.jina.ai/<query>`); `data[].url`; page text from `content`"),
 )
 """Every recognised endpoint (a host may appear more than once, with different paths)."""
 
