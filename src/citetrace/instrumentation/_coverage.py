@@ -45,6 +45,9 @@ _WRAP_KINDS = (
     ("citetrace.instrumentation._http", "HTTP client",
      "requests to the search endpoints below, as search spans (docs/http-search.md)"),
     ("citetrace.instrumentation._threads", "thread context", "the current run, carried into the worker thread"),
+    ("citetrace.instrumentation._mcp", "MCP tool",
+     "search or fetch by tool-name rules: query or URL from the arguments; result URLs; page text "
+     "(docs/instrumentation.md)"),
 )
 
 
