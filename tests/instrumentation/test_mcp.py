@@ -6,17 +6,18 @@ HTTP server on 127.0.0.1 with urllib. Everything between (JSON-RPC, the session,
 
 from __future__ import annotations
 
+import sys
 import urllib.error
 import urllib.request
 from typing import Any
 
 import pytest
-from mcp import Client, ClientSession
+from mcp import Client, ClientSession, StdioServerParameters
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
 
-from citetrace import names
+from citetrace import names, replay, research_run, traced_tool
 from citetrace._toolrules import kind_of, parse_rules
 from citetrace.config import load_settings
 from citetrace.instrumentation import CiteTraceInstrumentor
@@ -228,3 +229,67 @@ def test_settings_env_and_argument() -> None:
     assert load_settings({names.ENV_MCP_TOOLS: "x=bogus"}).mcp_tools is None
     with pytest.raises(ValueError, match="mcp_tools"):
         load_settings({}, mcp_tools="x=bogus")
+
+
+async def test_replay_gives_back_a_call_tool_result(instrumented: CiteTraceInstrumentor) -> None:
+    """A recorded MCP search replays as a CallToolResult, without the server's tool running again."""
+    ran: list[str] = []
+    server = MCPServer("replayed")
+
+    @server.tool()
+    def web_search(query: str) -> str:
+        ran.append(query)
+        return "Result: https://replayed.example/page"
+
+    with capture_spans(record_responses=True) as cap:
+        async with Client(server) as client:
+            with research_run("q") as run:
+                first = await client.call_tool("web_search", {"query": "mercury"})
+            with replay(run.id, store=cap.store):
+                again = await client.call_tool("web_search", {"query": "mercury"})
+    assert ran == ["mercury"]
+    assert type(again) is type(first)
+    assert again.content[0].text == first.content[0].text
+
+
+STDIO_SERVER = '''
+from mcp.server.mcpserver import MCPServer
+
+mcp = MCPServer("stdio-search")
+
+
+@mcp.tool()
+def searxng_web_search(query: str) -> str:
+    return "1. Mercury https://stdio.example/mercury" if query != "none" else "No results"
+
+
+mcp.run("stdio")
+'''
+
+
+async def test_stdio_subprocess_server(instrumented: CiteTraceInstrumentor, cap: Captured, tmp_path: Any) -> None:
+    """A server launched as a subprocess over stdio (how most MCP servers run) gives the same span."""
+    script = tmp_path / "stdio_server.py"
+    script.write_text(STDIO_SERVER)
+    params = StdioServerParameters(command=sys.executable, args=[str(script)])
+    async with Client(params) as client:
+        await client.call_tool("searxng_web_search", {"query": "mercury"})
+        await client.call_tool("searxng_web_search", {"query": "none"})
+    ok, empty = cap.tool_spans()
+    assert list((ok.attributes or {})[names.URLS_RETURNED]) == ["https://stdio.example/mercury"]
+    assert (empty.attributes or {})[names.TOOL_STATUS] == names.STATUS_EMPTY
+
+
+async def test_inside_a_run_and_under_a_traced_tool(instrumented: CiteTraceInstrumentor, cap: Captured) -> None:
+    """In a run the span carries the run id; under a user's @traced_tool the outer call owns the one span."""
+
+    @traced_tool(kind="search", name="my_search")
+    async def my_search(query: str) -> Any:
+        return await call(make_server(), "brave_web_search", {"query": query})
+
+    with research_run("what is mercury?") as run:
+        await call(make_server(), "brave_web_search", {"query": "mercury"})
+        await my_search("mercury again")
+    spans = cap.tool_spans()
+    assert [s.name for s in spans] == ["execute_tool brave_web_search", "execute_tool my_search"]
+    assert all((s.attributes or {})[names.RUN_ID] == run.id for s in spans)
