@@ -437,3 +437,19 @@ def test_same_tables_and_columns_as_sqlite(pg_uri: str, tmp_path: Path) -> None:
     assert sqlite_cols - pg_cols == set()
     assert {t for t, _ in pg_cols} == {t for t, _ in sqlite_cols}
     store.close()
+
+
+def test_a_postgres_store_passed_in_spools_where_its_uri_would(pg_uri: str) -> None:
+    """``configure(store=PostgresStore(...))`` gets the same spool folder as ``CITETRACE_STORE`` with its URI
+    (the one the kill -9 test proves), and ``citetrace.store.PostgresStore`` is the class."""
+    import citetrace.store as store_pkg
+
+    built = store_pkg.PostgresStore(pg_uri, lock_wait_s=0.1)
+    assert store_pkg.PostgresStore is PostgresStore
+    by_object, by_uri = agent_store(built), agent_store(pg_uri)
+    assert by_object._spool_dir is not None and by_object._spool_dir == by_uri._spool_dir
+    assert by_object._spool_dir.name.startswith("postgresql-")
+    reader = PostgresStore(pg_uri, read_only=True)
+    assert agent_store(reader)._spool_dir is None  # a reader never spools
+    built.close()
+    reader.close()

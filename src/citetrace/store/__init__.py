@@ -9,6 +9,7 @@ background queue for a locked store (``BufferedStore``). ``default_store()`` is 
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
@@ -136,8 +137,25 @@ def agent_store(store: Store | str | None = None, settings: "Settings | None" = 
         store = LazyStore(parsed.uri, lock_wait_s=settings.store_lock_wait_ms / 1000.0)
     elif isinstance(store, SQLiteStore) and not store.read_only:
         spool = spool_dir_for(store.path)
+    elif _is_postgres(store) and not getattr(store, "read_only", True):
+        spool = _server_spool_dir(parse_store_uri(store.uri))
     return BufferedStore(store, max_pending=settings.store_queue_max,
                          exit_wait_s=settings.store_exit_wait_seconds, spool_dir=spool)
+
+
+def _is_postgres(store: Store) -> bool:
+    """A ``PostgresStore``, without importing psycopg when none was ever made."""
+    module = sys.modules.get("citetrace.store._postgres")
+    return module is not None and isinstance(store, module.PostgresStore)
+
+
+def __getattr__(name: str) -> Any:
+    """``citetrace.store.PostgresStore``, imported on first use: psycopg is the ``postgres`` extra."""
+    if name == "PostgresStore":
+        from citetrace.store._postgres import PostgresStore
+
+        return PostgresStore
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _server_spool_dir(parsed: StoreURI) -> Path | None:
