@@ -19,11 +19,11 @@ URLs are found with ``citetrace._urlfind``, never a regex of this module's own.
 from __future__ import annotations
 
 import re
-from typing import Mapping
+from typing import Any, Mapping
 
 from citetrace._urlfind import AUTOLINK, MARKDOWN_LINK, first_url
 
-__all__ = ["line_spans", "entry_url", "references"]
+__all__ = ["line_spans", "entry_url", "references", "url_map_of"]
 
 _REF_DEF = re.compile(r"^\s{0,3}(?:[-*]\s+)?\[(\^?)([^\]\s]{1,32})\]:?\s+(.*)$")
 _NUMBERED = re.compile(r"^\s{0,3}(\d{1,4})[.)]\s+(.*)$")
@@ -103,3 +103,23 @@ def references(text: str, url_map: Mapping[str, str] | None = None) -> tuple[dic
         if refs.get(str(key)) is None and isinstance(url, str) and url:
             refs[str(key)] = url
     return refs, frozenset(skip)
+
+
+def url_map_of(data: Any, strict: bool = True) -> dict[str, str]:
+    """Marker number -> URL from a run's source map: knowledge-storm's ``url_to_info.json`` (its
+    ``url_to_unified_index``, URL -> number), or a plain mapping either way round (``{"3": url}`` or
+    ``{url: 3}``). Raise ``ValueError`` naming the problem for anything else; with ``strict=False`` (the storm
+    row, which must never fail the host) a bad entry is skipped instead."""
+    if isinstance(data, dict) and isinstance(data.get("url_to_unified_index"), dict):
+        data = data["url_to_unified_index"]
+    if not isinstance(data, dict) or not data:
+        raise ValueError("a URL map must be a JSON object: {\"url_to_unified_index\": {url: n}}, {url: n} or {n: url}")
+    out: dict[str, str] = {}
+    for key, value in data.items():
+        if isinstance(value, int) and not isinstance(value, bool) and isinstance(key, str) and first_url(key) == key:
+            out[str(value)] = key
+        elif isinstance(value, str) and first_url(value) == value and str(key).isdigit():
+            out[str(key)] = value
+        elif strict:
+            raise ValueError(f"URL map entry {key!r}: {value!r} is neither url -> number nor number -> url")
+    return out

@@ -34,3 +34,18 @@ def test_text_reference_list_wins_over_url_map() -> None:
 def test_gpt_researcher_in_text_citations_and_apa_list() -> None:
     """In-text ``([Author, 2024](url))`` links count in place; an uncited APA entry is listed after them."""
     assert cited_urls(GPT_RESEARCHER) == [BLS, FOMC, FED, OTHER]
+
+
+def test_url_map_of_reads_storm_and_plain_maps() -> None:
+    """storm's url_to_info.json and plain maps either way round give marker -> URL; junk is a named error."""
+    import pytest
+
+    from citetrace._reflist import url_map_of
+
+    assert url_map_of({"url_to_unified_index": {BLS: 2, FED: 1}, "url_to_info": {}}) == {"2": BLS, "1": FED}
+    assert url_map_of({"1": FED}) == url_map_of({FED: 1}) == {"1": FED}
+    assert url_map_of({FED: 1, "not a url": 2}, strict=False) == {"1": FED}
+    with pytest.raises(ValueError, match="'not a url'"):
+        url_map_of({FED: 1, "not a url": 2})
+    with pytest.raises(ValueError, match="must be a JSON object"):
+        url_map_of([FED])

@@ -75,3 +75,27 @@ def test_storm_run_answer_agrees_without_a_map(tmp_path: Path) -> None:
     answer = article_with_sources(str(tmp_path))
     assert answer is not None
     assert parse_report(answer).cited_urls == cited_urls(answer) == [BLS, FED]
+
+
+def test_eval_cli_reads_a_storm_url_map(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``eval --report article --url-map url_to_info.json`` resolves storm's markers; a bad map is one line, exit 2."""
+    from citetrace.cli import main
+    from citetrace.store import SQLiteStore
+
+    from .conftest import make_run
+
+    store = SQLiteStore(tmp_path / "store.db")
+    make_run(store, None)  # type: ignore[arg-type]
+    store.close()
+    db = f"sqlite:///{tmp_path}/store.db"
+    article, info, bad = tmp_path / "article.txt", tmp_path / "url_to_info.json", tmp_path / "bad.json"
+    article.write_text(STORM, encoding="utf-8")
+    info.write_text(json.dumps({"url_to_unified_index": STORM_INDEX, "url_to_info": {}}), encoding="utf-8")
+    assert main(["eval", "run-1", "--store", db, "--offline", "--json", "--report", str(article),
+                 "--url-map", str(info)]) == 0
+    pairs = json.loads(capsys.readouterr().out)["pairs"]
+    assert [p["url"] for p in pairs] == [BLS, FED, FED]
+    bad.write_text(json.dumps({"url_to_unified_index": {BLS: "two"}}), encoding="utf-8")
+    assert main(["eval", "run-1", "--store", db, "--offline", "--report", str(article), "--url-map", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "bad.json" in err and "neither url -> number nor number -> url" in err and len(err.splitlines()) == 1

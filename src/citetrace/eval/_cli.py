@@ -11,6 +11,7 @@ import sys
 from typing import Any, Sequence
 
 from citetrace import names
+from citetrace._reflist import url_map_of
 from citetrace.cli import CommandError, open_store_for_reading, store_uri
 from citetrace.eval._data import LABEL_SETS
 from citetrace.eval._evaluate import EvalError, RunEvaluation, evaluate_run
@@ -49,6 +50,8 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("eval", help="check a run's report citations against what the run fetched")
     p.add_argument("run_id", metavar="RUN_ID")
     p.add_argument("--report", metavar="FILE", help="evaluate this report instead of the recorded answer")
+    p.add_argument("--url-map", metavar="FILE", help="JSON map for bare [n] markers: knowledge-storm's "
+                   "url_to_info.json, {url: n} or {n: url} (the report's own reference list wins)")
     p.add_argument("--json", action="store_true", help="print the full result as JSON")
     _eval_options(p)
     p.set_defaults(func=_cmd_eval)
@@ -65,6 +68,7 @@ def register(subparsers: Any) -> None:
                    help="gate a `citetrace bench --json` result instead: known answers, and every figure against "
                         "the bands of --baseline (made with `citetrace baseline --from-bench`)")
     g.add_argument("--report", metavar="FILE")
+    g.add_argument("--url-map", metavar="FILE", help="JSON map for bare [n] markers (as for eval)")
     g.add_argument("--baseline", metavar="FILE", help="band file written by 'citetrace baseline'")
     g.add_argument("--hard-rules", metavar="RULE,...", default=None,
                    help=f"the hard rules to apply, from {','.join(HARD_RULES)} (default: "
@@ -128,9 +132,22 @@ def _read(path: str, what: str) -> str:
         raise CommandError(f"{what} {path!r} is not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
 
 
-def _evaluate(args: argparse.Namespace, store: Store, judge: Judge, run_id: str, report: str | None) -> RunEvaluation:
+def _url_map(path: str | None) -> dict[str, str] | None:
+    """The ``--url-map`` file read into marker number -> URL, or a one-line error naming the problem."""
+    if not path:
+        return None
     try:
-        return evaluate_run(store, run_id, report=report, judge=judge, offline=args.offline,
+        return url_map_of(json.loads(_read(path, "URL map")))
+    except json.JSONDecodeError as exc:
+        raise CommandError(f"URL map {path!r} is not JSON: {exc.msg} at line {exc.lineno}") from exc
+    except ValueError as exc:
+        raise CommandError(f"URL map {path!r}: {exc}") from exc
+
+
+def _evaluate(args: argparse.Namespace, store: Store, judge: Judge, run_id: str, report: str | None) -> RunEvaluation:
+    url_map = _url_map(getattr(args, "url_map", None))
+    try:
+        return evaluate_run(store, run_id, report=report, judge=judge, offline=args.offline, url_map=url_map,
                             stale_days=args.stale_days, progress=ProgressBar(f"claims judged for {run_id[:12]}"),
                             workers=max(1, args.judge_workers) if judge.name == "llm" else 1)
     except (EvalError, ReportParseError) as exc:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from citetrace._redact import redact_report, redact_url
 from citetrace.eval._checks import RunIndex, is_stale
@@ -166,14 +166,17 @@ def evaluate_report(
     stale_days: int = 365,
     progress: Progress | None = None,
     workers: int = 1,
+    url_map: Mapping[str, str] | None = None,
 ) -> RunEvaluation:
     """Evaluate ``text`` as the report of ``run_id`` against what that run stored.
+
+    ``url_map`` (marker number -> URL) resolves bare ``[n]`` markers the report lists no entry for.
 
     ``workers`` > 1 asks the judge about that many claims at once (for a remote LLM judge; still one claim
     per call).
     """
     judge = judge or make_judge("deterministic")
-    report = parse_report(text)
+    report = parse_report(text, url_map)
     try:
         index = RunIndex.load(store, run_id)
     except Exception as exc:
@@ -267,6 +270,7 @@ def evaluate_run(
     stale_days: int = 365,
     progress: Progress | None = None,
     workers: int = 1,
+    url_map: Mapping[str, str] | None = None,
 ) -> RunEvaluation:
     """Evaluate a stored run, using its recorded answer unless ``report`` text is given."""
     try:
@@ -282,6 +286,6 @@ def evaluate_run(
         raise EvalError(f"run {run.run_id} has no recorded answer; pass the report with --report FILE")
     ev = evaluate_report(store, run.run_id, text, agent=run.agent, judge=judge, offline=offline,
                          resolver=resolver, now=run.started_at, stale_days=stale_days, progress=progress,
-                         workers=workers)
+                         workers=workers, url_map=url_map)
     ev.run_summary = run.summary
     return ev

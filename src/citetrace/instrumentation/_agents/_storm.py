@@ -20,6 +20,7 @@ import json
 import os
 from typing import Any
 
+from citetrace._reflist import url_map_of
 from citetrace.instrumentation._agents._boundary import Boundary, agent_row
 
 __all__ = ["ROWS", "BOUNDARY", "article_with_sources"]
@@ -53,9 +54,10 @@ def article_with_sources(output_dir: str) -> str | None:
     if os.path.isfile(info_path) and os.path.getsize(info_path) <= _MAX_INFO_BYTES:
         with open(info_path, encoding="utf-8") as f:
             info = json.load(f)
-        index = info.get("url_to_unified_index") if isinstance(info, dict) else None
-        if isinstance(index, dict):
-            refs = sorted((n, url) for url, n in index.items() if isinstance(url, str) and isinstance(n, int))
+        try:
+            refs = sorted((int(n), url) for n, url in url_map_of(info, strict=False).items())
+        except ValueError:  # not storm's map: the article is kept as it is
+            refs = []
     if not refs:
         return text
     return text.rstrip("\n") + "\n\n" + "\n".join(f"[{n}]: {url}" for n, url in refs) + "\n"
