@@ -128,3 +128,16 @@ def test_claims_are_ordered_bounded_and_keep_every_anchor(words: list[str]) -> N
     assert all(a.start <= b.start for a, b in zip(got, got[1:]))
     if "[1]" in sentence:
         assert all(c.anchors for c in got)
+
+
+@pytest.mark.parametrize(("sentence", "claims"), [
+    ("Inflation fell to 3.1% in 2024 ([Bureau of Labor Statistics, 2024](https://www.bls.gov/cpi/)).",
+     ["Inflation fell to 3.1% in 2024."]),
+    ("The Fed held rates, and unemployment rose to 4.2% ([Federal Reserve, 2023](https://fed.example/a); "
+     "[Smith et al., n.d.](https://bls.example/b)).", ["The Fed held rates", "unemployment rose to 4.2%."]),
+    ("Prices rose (see [the March 2024 figures](https://bls.example/m)).",
+     ["Prices rose (see the March 2024 figures)."]),
+])
+def test_apa_in_text_citation_is_not_claim_text(sentence: str, claims: list[str]) -> None:
+    """gpt-researcher's ``([Author, 2024](url))`` is a source, not words of the claim; other link labels stay."""
+    assert [c.text for c in split_claims(sentence)] == claims
