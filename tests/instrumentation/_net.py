@@ -16,6 +16,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
+def local_url(base: str, url: str) -> str:
+    """Where ``url`` is served on the local server at ``base`` (``/<host><path>?<query>``; local URLs unchanged)."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.hostname in ("127.0.0.1", "localhost"):
+        return url
+    return f"{base}/{parts.hostname}{parts.path}" + (f"?{parts.query}" if parts.query else "")
+
+
 class LocalServer:
     """A threaded HTTP server on a free port; ``routes[prefix] = (status, body, content_type)``."""
 

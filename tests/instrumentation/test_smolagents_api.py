@@ -159,9 +159,9 @@ def test_http_layer_alone_would_make_a_span(cap: Captured) -> None:
 
 @responses.activate
 def test_uninstrument_restores(cap: Captured, google_keys: None) -> None:
-    """After uninstrument forward and requests.api.request are the originals and calls make no span."""
+    """After uninstrument forward and requests' Session.request are the originals and calls make no span."""
     assert_restores([(default_tools.ApiWebSearchTool, "forward"), (default_tools.GoogleSearchTool, "forward"),
-                     (requests.api, "request")])  # type: ignore[list-item]
+                     (requests.sessions.Session, "request")])
     responses.get(BRAVE, json=brave_body(1))
     brave_tool()("q")
     assert cap.tool_spans() == []

@@ -8,8 +8,7 @@ classified here (``429`` in it means ``rate_limited``).
 
 ``ApiWebSearchTool`` (Brave by default) calls ``raise_for_status``: its ``HTTPError`` carries the status.
 ``GoogleSearchTool`` (serper or serpapi) raises ``ValueError(<the error JSON>)``, which carries no status,
-so a probe on ``requests.api.request`` (the ``requests.get`` it calls) records the status, in the calling
-thread only. Both return "No results found..." markdown for an empty list (count 0: ``empty``);
+so the ``requests`` probe (``_requests_status``) records the status of the ``requests.get`` it makes. Both return "No results found..." markdown for an empty list (count 0: ``empty``);
 ``GoogleSearchTool`` also raises "No results found for query" when the answer has no organic results.
 Their HTTP calls go to recognised search endpoints (``_http``), passed through inside this row's span.
 """
@@ -20,8 +19,8 @@ from typing import Any, Callable
 
 from citetrace import names
 from citetrace.capture._core import ToolSpec
-from citetrace.instrumentation import _probe, _shapes
-from citetrace.instrumentation._table_types import Patch, Probe
+from citetrace.instrumentation import _shapes
+from citetrace.instrumentation._table_types import Patch
 
 __all__ = ["ROWS"]
 
@@ -53,12 +52,6 @@ def _search_spec(name: str, nothing: Callable[[BaseException], str | None] = _NO
                     classify_exception=nothing)
 
 
-def _requests_status(args: tuple[Any, ...], kwargs: dict[str, Any], result: Any) -> Any:
-    """The status ``requests.get`` got, only in the thread whose tool call is open (another thread's request
-    is never attributed to this call)."""
-    return getattr(result, "status_code", None) if _probe.in_scope() else None
-
-
 VISIT = ToolSpec("smolagents.visit_webpage", names.TOOL_KIND_FETCH, classify=_visit_status,
                  is_rate_limit=_shapes.rate_limited)
 
@@ -68,5 +61,4 @@ ROWS = (
     Patch(DIST, _MODULE, "ApiWebSearchTool.forward", _search_spec("smolagents.api_web_search")),
     Patch(DIST, _MODULE, "GoogleSearchTool.forward", _search_spec("smolagents.google_search", _GOOGLE_NOTHING)),
     Patch(DIST, _MODULE, "VisitWebpageTool.forward", VISIT),
-    Probe("requests", "requests.api", "request", _requests_status),
 )

@@ -10,22 +10,13 @@ forwarding stand-in, limited to the DuckDuckGo engine so which engine runs is de
 from __future__ import annotations
 
 import sys
-import urllib.parse
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/instrumentation, for _net
-from _net import FakePrimp  # noqa: E402
+from _net import FakePrimp, local_url  # noqa: E402
 
 __all__ = ["reroute", "local_url"]
-
-
-def local_url(base: str, url: str) -> str:
-    """Where ``url`` is served on the local server (local URLs unchanged)."""
-    parts = urllib.parse.urlsplit(url)
-    if parts.hostname in ("127.0.0.1", "localhost"):
-        return url
-    return f"{base}/{parts.hostname}{parts.path}" + (f"?{parts.query}" if parts.query else "")
 
 
 def reroute(base: str) -> None:
