@@ -1,6 +1,12 @@
-"""Exa (``exa-py``): ``search``, ``search_and_contents`` and ``get_contents``, sync and async.
+"""Exa (``exa-py``): ``search``, ``search_and_contents``, ``find_similar``, ``find_similar_and_contents``,
+``get_contents`` and ``answer``, sync and async.
 
-Results are ``SearchResponse`` objects whose ``.results`` carry ``.url`` and ``.text``. Exa reports any
+Results are ``SearchResponse`` objects whose ``.results`` carry ``.url`` and ``.text``. exa-py 2 returns text
+contents from ``search`` by default, so each search row stores the page texts that come with its results
+(``result_pages``). ``find_similar`` searches by a URL: that URL is the span's query. ``answer`` returns an
+``AnswerResponse``: its ``.citations`` (``AnswerResult`` with ``.url`` and, with ``text=True``, ``.text``) are
+the results, their texts documents of the run; the answer's own text is Exa's model output, not a source,
+and is not stored. The streaming ``stream_search``/``stream_answer`` are not wrapped. Exa reports any
 HTTP failure as ``ValueError("Request failed with status code 429: ...")``; the status in the message is
 what makes a 429 ``rate_limited``.
 """
@@ -23,8 +29,35 @@ def _contents_text(result: Any) -> str | None:
     return _shapes.join_texts(_shapes.items_attr(result, "results"), ("text", "summary"))
 
 
-SEARCH = ToolSpec("exa.search", names.TOOL_KIND_SEARCH, is_rate_limit=_shapes.rate_limited)
-SEARCH_AND_CONTENTS = ToolSpec("exa.search_and_contents", names.TOOL_KIND_SEARCH, is_rate_limit=_shapes.rate_limited)
+def _pages_of(items: list[Any] | None) -> list[tuple[str, str]] | None:
+    pages = [(item.url, item.text) for item in items or ()
+             if isinstance(getattr(item, "url", None), str) and isinstance(getattr(item, "text", None), str)
+             and item.text.strip()]
+    return pages or None
+
+
+def _result_pages(result: Any) -> list[tuple[str, str]] | None:
+    return _pages_of(_shapes.items_attr(result, "results"))
+
+
+def _citation_urls(result: Any) -> list[str] | None:
+    items = _shapes.items_attr(result, "citations")
+    return None if items is None else [c.url for c in items if isinstance(getattr(c, "url", None), str)]
+
+
+def _search_spec(name: str, **hooks: Any) -> ToolSpec:
+    return ToolSpec(name, names.TOOL_KIND_SEARCH, result_pages=_result_pages, is_rate_limit=_shapes.rate_limited,
+                    **hooks)
+
+
+SEARCH = _search_spec("exa.search")
+SEARCH_AND_CONTENTS = _search_spec("exa.search_and_contents")
+_BY_URL = {"query_from": lambda args, kwargs: _shapes.first_url(_shapes.arg(args, kwargs, 0, "url"))}
+FIND_SIMILAR = _search_spec("exa.find_similar", **_BY_URL)
+FIND_SIMILAR_AND_CONTENTS = _search_spec("exa.find_similar_and_contents", **_BY_URL)
+ANSWER = ToolSpec("exa.answer", names.TOOL_KIND_SEARCH, result_urls=_citation_urls,
+                  result_pages=lambda r: _pages_of(_shapes.items_attr(r, "citations")),
+                  is_rate_limit=_shapes.rate_limited)
 GET_CONTENTS = ToolSpec(
     "exa.get_contents",
     names.TOOL_KIND_FETCH,
@@ -37,7 +70,13 @@ ROWS = (
     Patch(DIST, "exa_py.api", "Exa.search", SEARCH),
     Patch(DIST, "exa_py.api", "Exa.search_and_contents", SEARCH_AND_CONTENTS),
     Patch(DIST, "exa_py.api", "Exa.get_contents", GET_CONTENTS),
+    Patch(DIST, "exa_py.api", "Exa.find_similar", FIND_SIMILAR),
+    Patch(DIST, "exa_py.api", "Exa.find_similar_and_contents", FIND_SIMILAR_AND_CONTENTS),
+    Patch(DIST, "exa_py.api", "Exa.answer", ANSWER),
     Patch(DIST, "exa_py.api", "AsyncExa.search", SEARCH, is_async=True),
     Patch(DIST, "exa_py.api", "AsyncExa.search_and_contents", SEARCH_AND_CONTENTS, is_async=True),
     Patch(DIST, "exa_py.api", "AsyncExa.get_contents", GET_CONTENTS, is_async=True),
+    Patch(DIST, "exa_py.api", "AsyncExa.find_similar", FIND_SIMILAR, is_async=True),
+    Patch(DIST, "exa_py.api", "AsyncExa.find_similar_and_contents", FIND_SIMILAR_AND_CONTENTS, is_async=True),
+    Patch(DIST, "exa_py.api", "AsyncExa.answer", ANSWER, is_async=True),
 )
