@@ -66,6 +66,22 @@ def not_recording() -> Iterator[InMemorySpanExporter]:
         provider.shutdown()
 
 
+@contextmanager
+def http_rows_only() -> Iterator[None]:
+    """Only the HTTP-layer rows applied: the control showing that a library row's single span is the IN_TOOL
+    pass-through of the recognised endpoint inside it, not a missing HTTP row."""
+    from citetrace.instrumentation import _http
+    from citetrace.instrumentation._patcher import Patcher
+    from citetrace.instrumentation.package import SUPPORTED
+
+    patcher = Patcher(SUPPORTED)
+    patcher.start(_http.ROWS)
+    try:
+        yield
+    finally:
+        patcher.stop()
+
+
 def one_tool_span(cap: Captured) -> dict[str, Any]:
     """The attributes of the single execute_tool span (fails when there are more or fewer)."""
     spans = cap.tool_spans()

@@ -14,12 +14,10 @@ from exa_py import AsyncExa, Exa
 from exa_py import api as exa_api
 
 from citetrace import names
-from citetrace.instrumentation import CiteTraceInstrumentor, _http
-from citetrace.instrumentation._patcher import Patcher
-from citetrace.instrumentation.package import SUPPORTED
+from citetrace.instrumentation import CiteTraceInstrumentor
 from citetrace.testing import Captured
 
-from .conftest import assert_restores, one_tool_span, status_of
+from .conftest import assert_restores, http_rows_only, one_tool_span, status_of
 
 API = "https://api.exa.ai"
 PAGE = "The page text Exa returned with this result, long enough to check a claim against."
@@ -131,12 +129,8 @@ def test_search_text_is_stored_and_one_span(instrumented: CiteTraceInstrumentor,
 def test_http_layer_alone_would_make_a_span(cap: Captured) -> None:
     """Control for the one-span test: with only the HTTP rows, the same SDK search is an exa_search span."""
     responses.post(f"{API}/search", json=results_body(1))
-    patcher = Patcher(SUPPORTED)
-    patcher.start(_http.ROWS)
-    try:
+    with http_rows_only():
         Exa(api_key="k").search("q")
-    finally:
-        patcher.stop()
     assert one_tool_span(cap)[names.GEN_AI_TOOL_NAME] == "exa_search"
 
 

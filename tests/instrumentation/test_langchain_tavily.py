@@ -17,7 +17,7 @@ from citetrace.instrumentation import CiteTraceInstrumentor
 from citetrace.testing import Captured
 
 from ._net import LocalServer
-from .conftest import assert_restores, one_tool_span, status_of
+from .conftest import assert_restores, http_rows_only, one_tool_span, status_of
 
 API = "https://api.tavily.com"
 RESULTS = {"query": "q", "results": [{"url": f"https://lt.example/{i}", "title": "t", "content": "c"}
@@ -136,17 +136,9 @@ def test_extract_failures(instrumented: CiteTraceInstrumentor, cap: Captured) ->
 def test_http_layer_alone_without_the_row(cap: Captured) -> None:
     """Control for the one-span tests: with only the HTTP rows applied, the same call is one tavily_search span,
     so the one-span result above is the IN_TOOL pass-through, not a missing HTTP row."""
-    from citetrace.instrumentation import _http
-    from citetrace.instrumentation._patcher import Patcher
-    from citetrace.instrumentation.package import SUPPORTED
-
     responses.post(f"{API}/search", json=RESULTS)
-    patcher = Patcher(SUPPORTED)
-    patcher.start(_http.ROWS)
-    try:
+    with http_rows_only():
         TavilySearch(tavily_api_key="k").invoke({"query": "q"})
-    finally:
-        patcher.stop()
     assert one_tool_span(cap)[names.GEN_AI_TOOL_NAME] == "tavily_search"
 
 

@@ -23,13 +23,11 @@ from langchain_community.utilities.google_serper import GoogleSerperAPIWrapper
 from langchain_community.utilities.requests import TextRequestsWrapper
 
 from citetrace import names
-from citetrace.instrumentation import CiteTraceInstrumentor, _http
-from citetrace.instrumentation._patcher import Patcher
-from citetrace.instrumentation.package import SUPPORTED
+from citetrace.instrumentation import CiteTraceInstrumentor
 from citetrace.testing import Captured
 
 from ._net import LocalServer, local_url
-from .conftest import assert_restores, one_tool_span, status_of
+from .conftest import assert_restores, http_rows_only, one_tool_span, status_of
 
 PAGE_URL = "https://page.example/article"
 OTHER_URL = "https://page.example/gone"
@@ -65,16 +63,6 @@ def brave_body(n: int) -> dict[str, Any]:
     """Brave's documented web search answer with ``n`` results."""
     return {"web": {"results": [{"title": f"B{i}", "url": f"https://brave.example/{i}", "description": "d"}
                                 for i in range(n)]}}
-
-
-def with_http_rows_only(call: Any) -> None:
-    """Run ``call`` with only the HTTP-layer rows applied (the control for the one-span tests)."""
-    patcher = Patcher(SUPPORTED)
-    patcher.start(_http.ROWS)
-    try:
-        call()
-    finally:
-        patcher.stop()
 
 
 # -- RequestsGetTool ------------------------------------------------------------------------------------
@@ -271,8 +259,9 @@ def test_http_layer_alone_would_make_the_spans(cap: Captured) -> None:
     brave_search spans, so one span under the rows is the IN_TOOL pass-through at work."""
     responses.post(SERPER, json=serper_body(1))
     responses.get(BRAVE, json=brave_body(1))
-    with_http_rows_only(lambda: GoogleSerperAPIWrapper(serper_api_key="k").results("q"))
-    with_http_rows_only(lambda: BraveSearchWrapper(api_key="k").run("q"))
+    with http_rows_only():
+        GoogleSerperAPIWrapper(serper_api_key="k").results("q")
+        BraveSearchWrapper(api_key="k").run("q")
     assert [s.name.split()[-1] for s in cap.tool_spans()] == ["serper_search", "brave_search"]
 
 

@@ -13,13 +13,10 @@ from smolagents import default_tools
 from smolagents.default_tools import ApiWebSearchTool, GoogleSearchTool
 
 from citetrace import names
-from citetrace.instrumentation import CiteTraceInstrumentor, _http
-from citetrace.instrumentation import _probe
-from citetrace.instrumentation._patcher import Patcher
-from citetrace.instrumentation.package import SUPPORTED
+from citetrace.instrumentation import CiteTraceInstrumentor, _probe
 from citetrace.testing import Captured
 
-from .conftest import assert_restores, one_tool_span, status_of
+from .conftest import assert_restores, http_rows_only, one_tool_span, status_of
 
 BRAVE = "https://api.search.brave.com/res/v1/web/search"
 SERPER = "https://google.serper.dev/search"
@@ -148,12 +145,8 @@ def test_http_layer_alone_would_make_a_span(cap: Captured) -> None:
     """Control for the one-span test: with only the HTTP rows applied, the same Brave call is a brave_search
     span, so one span under the row is the IN_TOOL pass-through at work."""
     responses.get(BRAVE, json=brave_body(1))
-    patcher = Patcher(SUPPORTED)
-    patcher.start(_http.ROWS)
-    try:
+    with http_rows_only():
         brave_tool()("q")
-    finally:
-        patcher.stop()
     assert one_tool_span(cap)[names.GEN_AI_TOOL_NAME] == "brave_search"
 
 
