@@ -9,8 +9,8 @@ import pytest
 import requests
 import responses
 from langchain_core.tools import ToolException
-from langchain_tavily import TavilyExtract, TavilySearch
-from langchain_tavily import tavily_extract, tavily_search
+from langchain_tavily import TavilyCrawl, TavilyExtract, TavilySearch
+from langchain_tavily import tavily_crawl, tavily_extract, tavily_search
 
 from citetrace import names
 from citetrace.instrumentation import CiteTraceInstrumentor
@@ -133,6 +133,35 @@ def test_extract_failures(instrumented: CiteTraceInstrumentor, cap: Captured) ->
 
 
 @responses.activate
+def test_crawl_pages_are_documents(instrumented: CiteTraceInstrumentor, cap: Captured) -> None:
+    """TavilyCrawl is one span: the start URL its query, each crawled page a result and a stored document."""
+    pages = [{"url": f"https://site.example/{p}", "raw_content": f"{PAGE} ({p})"} for p in ("a", "b")]
+    responses.post(f"{API}/crawl", json={"base_url": "https://site.example", "results": pages})
+    TavilyCrawl(tavily_api_key="k").invoke({"url": "https://site.example"})
+    attrs = one_tool_span(cap)
+    assert attrs[names.GEN_AI_TOOL_NAME] == "langchain_tavily.crawl"
+    assert attrs[names.QUERY_HASH]
+    assert list(attrs[names.URLS_RETURNED]) == list(attrs[names.PAGES_RETURNED]) == [p["url"] for p in pages]
+    assert json.loads(responses.calls[0].request.body)["url"] == "https://site.example"
+
+
+@responses.activate
+def test_crawl_empty_429_exception(instrumented: CiteTraceInstrumentor, cap: Captured) -> None:
+    """No pages crawled is empty; a 429 rate_limited; a refused connection an error."""
+    responses.post(f"{API}/crawl", json={"base_url": "https://site.example", "results": []})
+    assert TavilyCrawl(tavily_api_key="k").invoke({"url": "https://site.example"}).startswith("No crawl results")
+    assert status_of(cap) == names.STATUS_EMPTY
+    cap.clear()
+    responses.replace(responses.POST, f"{API}/crawl", status=429, json={"detail": {"error": "limit"}})
+    TavilyCrawl(tavily_api_key="k").invoke({"url": "https://site.example"})
+    assert status_of(cap) == names.STATUS_RATE_LIMITED
+    cap.clear()
+    responses.replace(responses.POST, f"{API}/crawl", body=requests.ConnectionError("refused"))
+    TavilyCrawl(tavily_api_key="k").invoke({"url": "https://site.example"})
+    assert status_of(cap) == names.STATUS_ERROR
+
+
+@responses.activate
 def test_http_layer_alone_without_the_row(cap: Captured) -> None:
     """Control for the one-span tests: with only the HTTP rows applied, the same call is one tavily_search span,
     so the one-span result above is the IN_TOOL pass-through, not a missing HTTP row."""
@@ -146,7 +175,8 @@ def test_http_layer_alone_without_the_row(cap: Captured) -> None:
 def test_uninstrument_restores_and_stops_spans(cap: Captured) -> None:
     """After uninstrument the methods are the originals again and a call makes no span."""
     assert_restores([(tavily_search.TavilySearch, "_run"), (tavily_search.TavilySearch, "_arun"),
-                     (tavily_extract.TavilyExtract, "_run"), (tavily_extract.TavilyExtract, "_arun")])
+                     (tavily_extract.TavilyExtract, "_run"), (tavily_extract.TavilyExtract, "_arun"),
+                     (tavily_crawl.TavilyCrawl, "_run"), (tavily_crawl.TavilyCrawl, "_arun")])
     responses.post(f"{API}/search", json=RESULTS)
     assert TavilySearch(tavily_api_key="k").invoke({"query": "q"}) == RESULTS
     assert cap.tool_spans() == []

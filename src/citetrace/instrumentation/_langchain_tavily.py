@@ -1,5 +1,5 @@
 """langchain-tavily (LangChain's own deprecation warning for ``TavilySearchResults`` sends users here):
-``TavilySearch._run``/``_arun`` and ``TavilyExtract._run``/``_arun``.
+``TavilySearch``, ``TavilyExtract`` and ``TavilyCrawl`` (``_run``/``_arun`` of each).
 
 Both tools return Tavily's JSON dict. They never raise on an HTTP failure: the wrapper raises
 ``ValueError("Error 429: ...")`` (or ``Exception("Error 429: Too Many Requests")`` from aiohttp) and the tool
@@ -7,6 +7,9 @@ returns ``{"error": <that exception>}``, which is classified here (429 ``rate_li
 the exception's text is never read as a result). Nothing found raises ``ToolException("No search
 results found ...")``: ``empty`` for the search; for extract, every URL failing raises
 ``ToolException("No extracted results found ...")``, an ``error`` (nothing was read).
+A crawl reads many pages from one start URL: it is a search-kind span whose query is the start URL, whose
+results are the crawled pages, each page's ``raw_content`` a document of the run (one per URL, so each counts
+as read); "No crawl results found" is ``empty``.
 The HTTP call inside (``requests`` to ``api.tavily.com/search``) is a recognised endpoint, passed through
 inside this row's span, so a call is one span.
 """
@@ -69,7 +72,12 @@ SEARCH = ToolSpec("langchain_tavily.search", names.TOOL_KIND_SEARCH, result_urls
                   classify_exception=_shapes.no_results_exception("No search results found"))
 EXTRACT = ToolSpec("langchain_tavily.extract", names.TOOL_KIND_FETCH, url_from=_shapes.url_list_from(0, "urls"),
                    result_text=_extract_text, classify=_status, is_rate_limit=_shapes.rate_limited)
+CRAWL = ToolSpec("langchain_tavily.crawl", names.TOOL_KIND_SEARCH,
+                 query_from=lambda args, kwargs: _shapes.first_url(_shapes.arg(args, kwargs, 0, "url")),
+                 result_urls=_urls, result_pages=_pages, classify=_status, is_rate_limit=_shapes.rate_limited,
+                 classify_exception=_shapes.no_results_exception("No crawl results found"))
 
+_CRAWL_MODULE = "langchain_tavily.tavily_crawl"
 _SEARCH_MODULE = "langchain_tavily.tavily_search"
 _EXTRACT_MODULE = "langchain_tavily.tavily_extract"
 ROWS = (
@@ -77,4 +85,6 @@ ROWS = (
     Patch(DIST, _SEARCH_MODULE, "TavilySearch._arun", SEARCH, is_async=True),
     Patch(DIST, _EXTRACT_MODULE, "TavilyExtract._run", EXTRACT),
     Patch(DIST, _EXTRACT_MODULE, "TavilyExtract._arun", EXTRACT, is_async=True),
+    Patch(DIST, _CRAWL_MODULE, "TavilyCrawl._run", CRAWL),
+    Patch(DIST, _CRAWL_MODULE, "TavilyCrawl._arun", CRAWL, is_async=True),
 )
