@@ -1,8 +1,14 @@
-"""Firecrawl (``firecrawl-py`` v4, the v2 API): ``scrape`` and ``search``, sync and async.
+"""Firecrawl (``firecrawl-py`` v4, the v2 API): ``scrape``, ``search``, ``crawl`` and ``batch_scrape``, sync
+and async.
 
 ``scrape`` returns a ``Document`` (``markdown``, ``metadata.url``); ``search`` returns ``SearchData`` with
 results grouped under ``web``/``news``. A 429 raises ``RateLimitError``. ``Firecrawl()`` binds its
 client's methods when it is constructed, so clients built before instrumentation stay unwrapped.
+
+``crawl`` (one start URL) and ``batch_scrape`` (a list of URLs) start a job and wait for it; the job's
+``data`` is the pages read. Each is one search-kind span (as ``TavilyCrawl``): the query is the start URL (or
+the first URL of the batch), the results are the pages, and each page's markdown is a document of the run
+(one per URL). A job that ends ``failed`` or ``cancelled`` is an ``error``; one that read nothing ``empty``.
 """
 
 from __future__ import annotations
@@ -54,6 +60,30 @@ def _scrape_text(result: Any) -> str | None:
     return None
 
 
+def _job_pages(result: Any) -> list[tuple[str, str]] | None:
+    pages = [(url, text) for item in _shapes.items_attr(result, "data") or ()
+             if (url := _item_url(item)) and (text := _scrape_text(item)) and text.strip()]
+    return pages or None
+
+
+def _job_urls(result: Any) -> list[str] | None:
+    items = _shapes.items_attr(result, "data")
+    return None if items is None else [url for url in map(_item_url, items) if url]
+
+
+def _job_status(result: Any) -> str | None:
+    return names.STATUS_ERROR if getattr(result, "status", None) in ("failed", "cancelled") else None
+
+
+def _job_spec(name: str, arg: str) -> ToolSpec:
+    return ToolSpec(name, names.TOOL_KIND_SEARCH,
+                    query_from=lambda args, kwargs: _shapes.first_url(_shapes.arg(args, kwargs, 0, arg)),
+                    result_urls=_job_urls, result_pages=_job_pages, classify=_job_status,
+                    is_rate_limit=_shapes.rate_limited)
+
+
+CRAWL = _job_spec("firecrawl.crawl", "url")
+BATCH = _job_spec("firecrawl.batch_scrape", "urls")
 SCRAPE = ToolSpec("firecrawl.scrape", names.TOOL_KIND_FETCH, result_text=_scrape_text,
                   is_rate_limit=_shapes.rate_limited)
 SEARCH = ToolSpec("firecrawl.search", names.TOOL_KIND_SEARCH, result_urls=_search_urls,
@@ -62,6 +92,10 @@ SEARCH = ToolSpec("firecrawl.search", names.TOOL_KIND_SEARCH, result_urls=_searc
 ROWS = (
     Patch(DIST, "firecrawl.v2.client", "FirecrawlClient.scrape", SCRAPE),
     Patch(DIST, "firecrawl.v2.client", "FirecrawlClient.search", SEARCH),
+    Patch(DIST, "firecrawl.v2.client", "FirecrawlClient.crawl", CRAWL),
+    Patch(DIST, "firecrawl.v2.client", "FirecrawlClient.batch_scrape", BATCH),
     Patch(DIST, "firecrawl.v2.client_async", "AsyncFirecrawlClient.scrape", SCRAPE, is_async=True),
     Patch(DIST, "firecrawl.v2.client_async", "AsyncFirecrawlClient.search", SEARCH, is_async=True),
+    Patch(DIST, "firecrawl.v2.client_async", "AsyncFirecrawlClient.crawl", CRAWL, is_async=True),
+    Patch(DIST, "firecrawl.v2.client_async", "AsyncFirecrawlClient.batch_scrape", BATCH, is_async=True),
 )
