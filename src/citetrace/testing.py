@@ -23,7 +23,7 @@ from citetrace.capture import _state
 from citetrace.config import load_settings
 from citetrace.store import MemoryStore, Store
 
-__all__ = ["Captured", "capture_spans", "temporary_store"]
+__all__ = ["Captured", "capture_spans", "no_network", "temporary_store"]
 
 
 @dataclass
@@ -101,3 +101,28 @@ def temporary_store(tmp_path: Any = None) -> Iterator[Store]:
         yield store
     finally:
         store.close()
+
+
+@contextmanager
+def no_network() -> Iterator[list[Any]]:
+    """Refuse every socket connection while the block runs, and list the addresses tried: proves that a
+    replayed agent (``citetrace.replay``) calls nothing out. Binding and serving still work.
+
+        with no_network() as attempts, citetrace.replay(run_id):
+            my_agent.run(question)
+        assert attempts == []
+    """
+    import socket
+
+    attempts: list[Any] = []
+    real = socket.socket.connect
+
+    def refuse(self: socket.socket, address: Any) -> None:
+        attempts.append(address)
+        raise OSError(f"network disabled by citetrace.testing.no_network (tried {address!r})")
+
+    socket.socket.connect = refuse  # type: ignore[method-assign,assignment]
+    try:
+        yield attempts
+    finally:
+        socket.socket.connect = real  # type: ignore[method-assign]

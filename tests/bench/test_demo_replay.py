@@ -3,33 +3,14 @@ connect refused while replaying."""
 
 from __future__ import annotations
 
-import socket
-from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 from citetrace import replay
 from citetrace.bench import load_questions, run_bench
 from citetrace.demo.bench_agent import answer_with_faults
-from citetrace.testing import capture_spans
+from citetrace.testing import capture_spans, no_network
 
 from .test_bench_cli import SET
-
-
-@contextmanager
-def no_network() -> Iterator[list[Any]]:
-    """Every socket connect fails and is listed."""
-    attempts: list[Any] = []
-    real = socket.socket.connect
-
-    def refuse(self: socket.socket, address: Any) -> None:
-        attempts.append(address)
-        raise OSError("network disabled during replay")
-
-    socket.socket.connect = refuse  # type: ignore[method-assign]
-    try:
-        yield attempts
-    finally:
-        socket.socket.connect = real  # type: ignore[method-assign]
 
 
 def _calls(store: Any, run_id: str) -> list[tuple[str, str, str, int | None, tuple[str, ...]]]:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import socket
-from contextlib import contextmanager
 from typing import Any, Iterator
 
 import pytest
@@ -12,7 +10,7 @@ import requests
 from citetrace import ReplayMiss, names, replay, research_run, traced_tool
 from citetrace.pytest_plugin import citetrace_replay  # noqa: F401 - the fixture under test
 from citetrace.summary import SpanRecord, summarize
-from citetrace.testing import Captured, capture_spans
+from citetrace.testing import Captured, capture_spans, no_network
 from instrumentation._net import LocalServer  # tests/ is on sys.path (pytest's rootdir-relative import)
 
 
@@ -32,23 +30,6 @@ def web() -> Iterator[LocalServer]:
         yield srv
     finally:
         srv.close()
-
-
-@contextmanager
-def no_network() -> Iterator[list[Any]]:
-    """Any socket connect fails (and is listed): proves replay never calls out."""
-    attempts: list[Any] = []
-    real = socket.socket.connect
-
-    def refuse(self: socket.socket, address: Any) -> None:
-        attempts.append(address)
-        raise OSError("network disabled during replay")
-
-    socket.socket.connect = refuse  # type: ignore[method-assign]
-    try:
-        yield attempts
-    finally:
-        socket.socket.connect = real  # type: ignore[method-assign]
 
 
 def _tools(base: str) -> tuple[Any, Any, Any]:
