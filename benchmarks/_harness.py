@@ -287,3 +287,16 @@ def _is_number(cell: str) -> bool:
 def median_of(values: Iterable[float]) -> float:
     """Median (the rounds of one configuration)."""
     return float(statistics.median(list(values)))
+
+
+def calls_and_rounds(doc: str | None, argv: Sequence[str] | None, *, calls: int = 2000, rounds: int = 7) -> tuple[int, int]:
+    """The ``--calls N --rounds N --quick`` command line the per-invocation benchmarks share; ``--quick`` is 50
+    calls, one round (checks the script works, measures nothing)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--calls", type=int, default=calls)
+    parser.add_argument("--rounds", type=int, default=rounds)
+    parser.add_argument("--quick", action="store_true", help="a few calls: checks the script works, measures nothing")
+    args = parser.parse_args(argv)
+    return (50, 1) if args.quick else (args.calls, args.rounds)

@@ -25,7 +25,6 @@ Run:  .venv/bin/python benchmarks/bench_agents.py [--calls 2000] [--rounds 7] [-
 
 from __future__ import annotations
 
-import argparse
 import random
 import statistics
 import sys
@@ -50,7 +49,7 @@ from citetrace.store import MemoryStore, content_hash  # noqa: E402
 ANSWER = "Solar grew [1] and wind [2].\n\n[1]: https://a.example/solar\n[2]: https://b.example/wind"
 
 
-class _On:
+class AlwaysOn:
     active = True
 
 
@@ -104,8 +103,8 @@ def bench(calls: int, rounds: int) -> dict[str, float]:
     provider, counting = _harness.sdk_provider()
     _state.reset(load_settings(), tracer_provider=provider, store_=MemoryStore())
     tracer = provider.get_tracer("bench")
-    wrapt.wrap_function_wrapper(Wrapped, "run", boundary_wrapper(BOUNDARY, _On()))
-    wrapt.wrap_function_wrapper(Wrapped, "stream", boundary_wrapper(BOUNDARY, _On()))
+    wrapt.wrap_function_wrapper(Wrapped, "run", boundary_wrapper(BOUNDARY, AlwaysOn()))
+    wrapt.wrap_function_wrapper(Wrapped, "stream", boundary_wrapper(BOUNDARY, AlwaysOn()))
     plain, wrapped = Agent(), Wrapped()
     graph = _graph()
     question = {"messages": [("user", "How fast is solar growing?")]}
@@ -178,12 +177,7 @@ def bench(calls: int, rounds: int) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--calls", type=int, default=2000)
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--quick", action="store_true", help="a few calls: checks the script works, measures nothing")
-    args = parser.parse_args(argv)
-    calls, rounds = (50, 1) if args.quick else (args.calls, args.rounds)
+    calls, rounds = _harness.calls_and_rounds(__doc__, argv)
     t = bench(calls, rounds)
     print(f"machine: {_harness.machine()}")
     unit, by_hand = t["hand-written root span"], t["research_run by hand"]

@@ -20,7 +20,6 @@ Run:  .venv/bin/python benchmarks/bench_agents_deferred.py [--calls 2000] [--rou
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import random
 import statistics
@@ -43,11 +42,7 @@ from citetrace.instrumentation._agents._boundary import Boundary  # noqa: E402
 from citetrace.instrumentation._agents._deferred import Later, _context_wrapper, _handle_wrapper  # noqa: E402
 from citetrace.store import MemoryStore  # noqa: E402
 
-ANSWER = "Solar grew [1] and wind [2].\n\n[1]: https://a.example/solar\n[2]: https://b.example/wind"
-
-
-class _On:
-    active = True
+from bench_agents import ANSWER, AlwaysOn  # noqa: E402 - the same answer and always-on switch
 
 
 class Handle:
@@ -97,8 +92,8 @@ async def _per_call(fn: Callable[[], Awaitable[Any]], calls: int) -> float:
 async def bench(calls: int, rounds: int) -> dict[str, float]:
     provider, _counting = _harness.sdk_provider()
     _state.reset(load_settings(), tracer_provider=provider, store_=MemoryStore())
-    wrapt.wrap_function_wrapper(Wrapped, "stream", _handle_wrapper(Later(BOUNDARY, done=lambda h: h.task), _On()))
-    wrapt.wrap_function_wrapper(Wrapped, "iter", _context_wrapper(BOUNDARY, _On()))
+    wrapt.wrap_function_wrapper(Wrapped, "stream", _handle_wrapper(Later(BOUNDARY, done=lambda h: h.task), AlwaysOn()))
+    wrapt.wrap_function_wrapper(Wrapped, "iter", _context_wrapper(BOUNDARY, AlwaysOn()))
     plain, wrapped = Agent(), Wrapped()
 
     async def bare_task() -> None:
@@ -145,12 +140,7 @@ async def bench(calls: int, rounds: int) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--calls", type=int, default=2000)
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--quick", action="store_true", help="a few calls: checks the script works, measures nothing")
-    args = parser.parse_args(argv)
-    calls, rounds = (50, 1) if args.quick else (args.calls, args.rounds)
+    calls, rounds = _harness.calls_and_rounds(__doc__, argv)
     t = asyncio.run(bench(calls, rounds))
     print(f"machine: {_harness.machine()}")
     order = ["bare, task", "research_run by hand, task", "handle boundary", "bare, context manager",

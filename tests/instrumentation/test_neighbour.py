@@ -19,6 +19,20 @@ from ._net import LocalServer
 
 PAGE = "<html><body><article><p>" + "Solar capacity grew again this year. " * 20 + "</p></article></body></html>"
 
+def _app_provider(package: str, instrumentor: str) -> str:
+    """The application's own provider and exporter, set after start-up (what Phoenix's register() does), with
+    OpenInference's instrumentor for ``package`` when the script is given ``--openinference``."""
+    return f'''base, out_path = sys.argv[1], sys.argv[2]
+exporter = InMemorySpanExporter()
+provider = TracerProvider()
+provider.add_span_processor(SimpleSpanProcessor(exporter))
+trace.set_tracer_provider(provider)
+if "--openinference" in sys.argv:
+    from openinference.instrumentation.{package} import {instrumentor}
+    {instrumentor}().instrument(tracer_provider=provider)
+'''
+
+
 SEARCHLIB = '''
 def search(query, base):
     """The application's own search function (wrapped by CITETRACE_TOOLS)."""
@@ -38,15 +52,7 @@ from smolagents.models import ChatMessage, ChatMessageToolCall, ChatMessageToolC
 
 import searchlib
 
-base, out_path = sys.argv[1], sys.argv[2]
-exporter = InMemorySpanExporter()
-provider = TracerProvider()  # the application's provider, set after start-up (Phoenix's register() does this)
-provider.add_span_processor(SimpleSpanProcessor(exporter))
-trace.set_tracer_provider(provider)
-if "--openinference" in sys.argv:
-    from openinference.instrumentation.smolagents import SmolagentsInstrumentor
-    SmolagentsInstrumentor().instrument(tracer_provider=provider)
-
+''' + _app_provider("smolagents", "SmolagentsInstrumentor") + '''
 
 @tool
 def web_search(query: str) -> str:
@@ -107,15 +113,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 import searchlib
 
-base, out_path = sys.argv[1], sys.argv[2]
-exporter = InMemorySpanExporter()
-provider = TracerProvider()
-provider.add_span_processor(SimpleSpanProcessor(exporter))
-trace.set_tracer_provider(provider)
-if "--openinference" in sys.argv:
-    from openinference.instrumentation.langchain import LangChainInstrumentor
-    LangChainInstrumentor().instrument(tracer_provider=provider)
-
+''' + _app_provider("langchain", "LangChainInstrumentor") + '''
 
 @tool
 def web_search(query: str) -> str:

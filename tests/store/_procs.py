@@ -16,6 +16,24 @@ import threading
 from pathlib import Path
 from typing import Any
 
+DURABLE_AGENT = r"""
+import citetrace
+from citetrace import traced_tool, research_run
+tel = citetrace.configure()
+@traced_tool(kind="fetch")
+def fetch(url):
+    return ("page %s " % url) * 60
+with research_run("q", agent="durable") as run:
+    print("run", run.id, flush=True)
+    i = 0
+    while True:
+        fetch(f"https://d.example/{i}")
+        print("done", i, tel.store.stats().queued, flush=True)   # printed only after the tool returned
+        i += 1
+"""
+"""An agent that fetches page after page in one run, printing ``done i queued`` after each tool call returns
+(the kill -9 tests: every printed call must be in the store afterwards)."""
+
 _HOLDER = r"""
 import sqlite3, sys
 conn = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=30)

@@ -17,7 +17,7 @@ import pytest
 from citetrace import names
 from citetrace.store import BufferedStore, MemoryStore, SQLiteStore, StoreBusy
 
-from ._procs import LockHolder, agent
+from ._procs import DURABLE_AGENT, LockHolder, agent
 
 AGENT = r"""
 import json, os, sys, time
@@ -145,22 +145,7 @@ def test_kill_9_loses_no_returned_fetch_free_or_locked(tmp_path: Path) -> None:
     agent writes what was spooled, and nothing is missing or written twice."""
     path = tmp_path / "store.db"
     SQLiteStore(path).close()
-    script = r"""
-import citetrace, sys
-from citetrace import traced_tool, research_run
-tel = citetrace.configure()
-@traced_tool(kind="fetch")
-def fetch(url):
-    return ("page %s " % url) * 60
-with research_run("q", agent="durable") as run:
-    print("run", run.id, flush=True)
-    i = 0
-    while True:
-        fetch(f"https://d.example/{i}")
-        print("done", i, tel.store.stats().queued, flush=True)   # printed only after the tool returned
-        i += 1
-"""
-    procs = [agent(script, tmp_path, CITETRACE_STORE=f"sqlite:///{path}") for _ in range(4)]
+    procs = [agent(DURABLE_AGENT, tmp_path, CITETRACE_STORE=f"sqlite:///{path}") for _ in range(4)]
     last = [-1] * 4
     queued = [0] * 4
 

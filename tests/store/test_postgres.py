@@ -26,7 +26,7 @@ from citetrace.store._pgschema import LATEST
 from citetrace.store._postgres import PostgresStore
 from citetrace.store._uri import redact_uri
 
-from ._procs import LineProcess, agent, kill_9
+from ._procs import DURABLE_AGENT, LineProcess, agent, kill_9
 
 
 def _citetrace(*args: str) -> subprocess.CompletedProcess[str]:
@@ -256,21 +256,6 @@ def test_a_forked_child_uses_its_own_connections(pg_uri: str) -> None:
     store.close()
 
 
-_AGENT = r"""
-import citetrace
-from citetrace import traced_tool, research_run
-tel = citetrace.configure()
-@traced_tool(kind="fetch")
-def fetch(url):
-    return ("page %s " % url) * 60
-with research_run("q", agent="durable") as run:
-    print("run", run.id, flush=True)
-    i = 0
-    while True:
-        fetch(f"https://d.example/{i}")
-        print("done", i, tel.store.stats().queued, flush=True)   # printed only after the tool returned
-        i += 1
-"""
 
 
 def test_kill_9_while_the_table_is_locked_loses_no_returned_fetch(pg_uri: str, tmp_path: Path) -> None:
@@ -278,7 +263,7 @@ def test_kill_9_while_the_table_is_locked_loses_no_returned_fetch(pg_uri: str, t
     queued writes were spooled under .citetrace/, and the next agent started there for the same database writes
     them, each once."""
     open_store(pg_uri).close()
-    proc = agent(_AGENT, tmp_path, CITETRACE_STORE=pg_uri)
+    proc = agent(DURABLE_AGENT, tmp_path, CITETRACE_STORE=pg_uri)
     last, queued = -1, 0
 
     def advance(until: Callable[[], bool]) -> None:

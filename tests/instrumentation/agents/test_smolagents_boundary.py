@@ -7,11 +7,13 @@ from typing import Any
 
 import pytest
 from smolagents import ToolCallingAgent, tool
-from smolagents.models import ChatMessage, ChatMessageToolCall, ChatMessageToolCallFunction, Model
+from smolagents.models import ChatMessage, ChatMessageToolCall, ChatMessageToolCallFunction
 
 from citetrace import names
 from citetrace.instrumentation import CiteTraceInstrumentor
 from citetrace.testing import Captured
+
+from ._smolscript import Scripted
 
 ANSWER = "Done, see [1](https://a.example/x)."
 
@@ -24,20 +26,6 @@ def lookup(topic: str) -> str:
         topic: what to look up.
     """
     return f"facts about {topic}"
-
-
-class Scripted(Model):
-    """One assistant message per model call; raises when the script is used up."""
-
-    def __init__(self, steps: list[ChatMessage]) -> None:
-        super().__init__(model_id="scripted")
-        self.steps = steps
-
-    def generate(self, messages: Any, stop_sequences: Any = None, response_format: Any = None,
-                 tools_to_call_from: Any = None, **kwargs: Any) -> ChatMessage:
-        if not self.steps:
-            raise RuntimeError("script exhausted")
-        return self.steps.pop(0)
 
 
 def _call(name: str, **arguments: Any) -> ChatMessage:

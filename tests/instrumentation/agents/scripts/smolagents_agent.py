@@ -18,6 +18,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the test directory, for the fake network
 
 from _fakenet import reroute  # noqa: E402
+from _smolscript import Scripted  # noqa: E402
 
 BASE, MODES = sys.argv[1], sys.argv[2].split(",")
 reroute(BASE)
@@ -27,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor  # noqa: E402
 
 from smolagents import CodeAgent, Tool, ToolCallingAgent  # noqa: E402
 from smolagents.default_tools import DuckDuckGoSearchTool, VisitWebpageTool, WebSearchTool  # noqa: E402
-from smolagents.models import ChatMessage, ChatMessageToolCall, ChatMessageToolCallFunction, Model  # noqa: E402
+from smolagents.models import ChatMessage, ChatMessageToolCall, ChatMessageToolCallFunction  # noqa: E402
 
 ANSWER = "Solar grew fast [1](https://lite.example/0), says [2](https://never.example/z)."
 VISITS = ["https://lite.example/0", "https://gone.example/x", "https://slow.example/y"]
@@ -36,18 +37,6 @@ VISITS = ["https://lite.example/0", "https://gone.example/x", "https://slow.exam
 def call(i: int, name: str, **arguments: Any) -> ChatMessageToolCall:
     return ChatMessageToolCall(ChatMessageToolCallFunction(name=name, arguments=arguments), id=f"c{i}",
                                type="function")
-
-
-class Scripted(Model):
-    """Answers from a fixed list of assistant messages, one per model call."""
-
-    def __init__(self, steps: list[ChatMessage]) -> None:
-        super().__init__(model_id="scripted")
-        self.steps = steps
-
-    def generate(self, messages: Any, stop_sequences: Any = None, response_format: Any = None,
-                 tools_to_call_from: Any = None, **kwargs: Any) -> ChatMessage:
-        return self.steps.pop(0)
 
 
 POOL = ThreadPoolExecutor(max_workers=3, thread_name_prefix="readers")  # the application's, made up front
