@@ -26,76 +26,10 @@ from citetrace.store._model import (
     AmbiguousRunId, Document, LedgerEntry, LedgerRow, RunRecord, StoreBusy, StoreError, ToolCallRecord, ToolResponse, content_hash,
     make_ref, parse_ref,
 )
+from citetrace.store._sqlschema import migrate
 
 __all__ = ["SQLiteStore"]
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS content (
-  sha256 TEXT PRIMARY KEY,
-  text   TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS documents (
-  id           INTEGER PRIMARY KEY AUTOINCREMENT,
-  run_id       TEXT NOT NULL,
-  url          TEXT NOT NULL,
-  canonical    TEXT NOT NULL,
-  sha256       TEXT NOT NULL REFERENCES content(sha256),
-  fetched_at   REAL NOT NULL,
-  status       TEXT NOT NULL,
-  http_status  INTEGER,
-  content_type TEXT,
-  size         INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS documents_run ON documents(run_id, canonical);
-CREATE TABLE IF NOT EXISTS runs (
-  run_id     TEXT PRIMARY KEY,
-  trace_id   TEXT NOT NULL,
-  agent      TEXT NOT NULL,
-  question   TEXT,
-  started_at REAL NOT NULL,
-  ended_at   REAL,
-  answer     TEXT,
-  error_type TEXT
-);
-CREATE INDEX IF NOT EXISTS runs_started ON runs(started_at);
-CREATE INDEX IF NOT EXISTS runs_trace ON runs(trace_id);
-CREATE TABLE IF NOT EXISTS calls (
-  run_id TEXT NOT NULL,
-  seq    INTEGER NOT NULL,
-  data   TEXT NOT NULL,
-  PRIMARY KEY (run_id, seq)
-);
-CREATE TABLE IF NOT EXISTS summaries (
-  run_id     TEXT PRIMARY KEY,
-  trace_id   TEXT NOT NULL,
-  created_at REAL NOT NULL,
-  data       TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS summaries_trace ON summaries(trace_id);
-CREATE TABLE IF NOT EXISTS ledger_journal (
-  run_id TEXT NOT NULL,
-  seq    INTEGER NOT NULL,
-  kind   TEXT NOT NULL,
-  data   TEXT NOT NULL,
-  PRIMARY KEY (run_id, seq)
-);
-CREATE TABLE IF NOT EXISTS tool_responses (
-  run_id   TEXT NOT NULL,
-  seq      INTEGER NOT NULL,
-  tool     TEXT NOT NULL,
-  args_key TEXT NOT NULL,
-  payload  TEXT NOT NULL,
-  PRIMARY KEY (run_id, seq)
-);
-CREATE TABLE IF NOT EXISTS ledger_rows (
-  id     INTEGER PRIMARY KEY AUTOINCREMENT,
-  run_id TEXT NOT NULL,
-  tab    TEXT NOT NULL,
-  key    TEXT NOT NULL,
-  data   TEXT NOT NULL,
-  UNIQUE (run_id, tab, key)
-);
-"""
 
 
 class SQLiteStore:
@@ -143,7 +77,7 @@ class SQLiteStore:
         conn.execute(f"PRAGMA busy_timeout={self._wait_ms}")
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
-        conn.executescript(_SCHEMA)
+        migrate(conn)
         self._busy_ms = self._wait_ms
         return conn
 
