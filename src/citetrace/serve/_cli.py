@@ -50,7 +50,7 @@ _FLAGS: dict[str, tuple[tuple[str, ...], Callable[[str], Any], Any, str]] = {
     "max_body_bytes": ((names.ENV_SERVE_MAX_BODY_BYTES,), _positive_int, 16 * 1024 * 1024,
                        "largest request body, before and after gzip decompression (413 above)"),
     "store": ((names.ENV_SERVE_STORE, names.ENV_STORE), str, names.STORE_DEFAULT_URI,
-              "run store that receives each run's summary (sqlite:///path.db or memory://)"),
+              "run store that receives each run's summary (sqlite:///path.db, postgresql://user@host/db or memory://)"),
     "drain_seconds": ((names.ENV_SERVE_DRAIN_SECONDS,), _positive_float, 0.0,
                       "after SIGTERM, keep /metrics up this long so a last scrape sees the final counts"),
     "max_traces": ((names.ENV_MAX_TRACES,), _positive_int, 10_000,
