@@ -101,3 +101,34 @@ def test_judge_eval_prints_the_targets_for_either_set(capsys: pytest.CaptureFixt
     assert main(["judge-eval", "--set", "hard", "--judge", "deterministic"]) == 0
     out = capsys.readouterr().out
     assert "CONTRADICTED recall:" in out and "Wilson 95 %" in out and "labelled pairs" in out
+
+
+def test_heldout_set_is_built_deduplicated_and_new() -> None:
+    """heldout.jsonl is the build of heldout.tsv: whole pages (several paragraphs), every label present, no
+    near-verbatim claim on one page, and no claim close to any claim of the shipped or hard sets."""
+    import re
+
+    from citetrace.eval._data import hard_labels_path, heldout_labels_path, labels_path
+    from citetrace.eval._labelset import build_heldout_labels
+
+    built = build_heldout_labels()
+    with open(heldout_labels_path(), encoding="utf-8") as fh:
+        assert fh.read() == built
+    rows = [json.loads(line) for line in built.splitlines()]
+    assert len(rows) >= 100 and {r["label"] for r in rows} == {"SUPPORTED", "PARTIAL", "CONTRADICTED", "ABSENT"}
+    assert all(r["passage"].count("\n\n") >= 2 for r in rows)
+
+    def words(text: str) -> set[str]:
+        return set(re.findall(r"\w+", text.lower()))
+
+    mine = [words(r["claim"]) for r in rows]
+    for i in range(len(rows)):
+        for j in range(i + 1, len(rows)):
+            if rows[i]["source"] == rows[j]["source"]:
+                assert len(mine[i] & mine[j]) / len(mine[i] | mine[j]) < 0.9, (rows[i]["id"], rows[j]["id"])
+    others = []
+    for path in (labels_path(), hard_labels_path()):
+        with open(path, encoding="utf-8") as fh:
+            others += [words(json.loads(line)["claim"]) for line in fh]
+    for i, w in enumerate(mine):
+        assert all(len(w & o) / len(w | o) < 0.6 for o in others), rows[i]["id"]

@@ -94,7 +94,8 @@ def register(subparsers: Any) -> None:
     j = subparsers.add_parser("judge-eval", help="measure a judge against hand-labelled (claim, passage) pairs")
     j.add_argument("labels", nargs="?", metavar="LABELS.jsonl", help="labels file (default: --set shipped)")
     j.add_argument("--set", dest="label_set", choices=sorted(LABEL_SETS), default="shipped",
-                   help="a labelled set that ships with citetrace: shipped (demo corpus) or hard (page prose)")
+                   help="a labelled set that ships with citetrace: shipped (demo corpus), hard (page prose) or "
+                        "heldout (whole pages, held out while tuning)")
     j.add_argument("--json", action="store_true")
     j.add_argument("--history", metavar="FILE",
                    help="append this run to a judge-eval history (per judge, version and model) and compare")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from importlib import resources
 
-__all__ = ["labels_path", "hard_labels_path", "LABEL_SETS"]
+__all__ = ["labels_path", "hard_labels_path", "heldout_labels_path", "LABEL_SETS"]
 
 
 def labels_path() -> str:
@@ -17,5 +17,10 @@ def hard_labels_path() -> str:
     return str(resources.files("citetrace.eval").joinpath("data").joinpath("hard.jsonl"))
 
 
-LABEL_SETS = {"shipped": labels_path, "hard": hard_labels_path}
+def heldout_labels_path() -> str:
+    """Filesystem path of ``citetrace/eval/data/heldout.jsonl`` (whole pages, held out while tuning)."""
+    return str(resources.files("citetrace.eval").joinpath("data").joinpath("heldout.jsonl"))
+
+
+LABEL_SETS = {"shipped": labels_path, "hard": hard_labels_path, "heldout": heldout_labels_path}
 """``citetrace judge-eval --set NAME``: the labelled sets that ship with citetrace."""
