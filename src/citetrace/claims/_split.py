@@ -100,7 +100,8 @@ def _subject(visible: str, start: int, end: int) -> str | None:
     if not verb:
         return None
     head = clause[: words[verb].start()]
-    head = head[head.rfind(",") + 1:].strip()
+    commas = [m.end() for m in re.finditer(r",(?!\d)", head)]  # a thousands separator is not a comma
+    head = head[commas[-1] if commas else 0:].strip()
     n = len(WORD.findall(head))
     return head if 1 <= n <= 8 else None
 

@@ -25,6 +25,7 @@ from citetrace.eval._extractive import (
 )
 from citetrace.eval._facts import Fact, comparable, extract_facts, facts_equal
 from citetrace.eval._passages import simple_sentences
+from citetrace.eval._slots import role_conflict, slot_conflict
 from citetrace.eval._types import ABSENT, CONTRADICTED, PARTIAL, SUPPORTED, Passage, Verdict
 
 __all__ = ["DeterministicJudge"]
@@ -43,7 +44,7 @@ class DeterministicJudge:
     """Compare the claim's facts with the facts of the aligned passage sentences, one sentence at a time."""
 
     name = "deterministic"
-    version = "det-2"
+    version = "det-3"
 
     def __init__(self, *, min_shared: int = 2, extractive_support: bool = True) -> None:
         self.min_shared = min_shared
@@ -91,7 +92,12 @@ class DeterministicJudge:
             return self._no_facts(claim, aligned)
         best = max(aligned, key=lambda s: (sum(any(facts_equal(c, o) for o in s.facts) for c in claim_facts),
                                            s.overlap))
-        local = local_direction_conflict(claim, claim_facts, best.text, best.facts)
+        dated = [f for f in claim_facts if any(f.baseline != o.baseline and _same_slot(f, o, claim_facts, best)
+                                               for o in best.facts)]  # matched through the period it is about
+        local = local_direction_conflict(claim, claim_facts, best.text, best.facts) or slot_conflict(
+            [f for f in claim_facts if f not in dated], best.text, best.facts) or role_conflict(
+            [f for f in claim_facts if not any(_same_slot(f, o, claim_facts, best) for o in best.facts)],
+            claim_facts, best.facts)
         if local:
             return Verdict(CONTRADICTED, self.name, best.text.strip(), local[1], (local[0],))
         everywhere = [f for p in passages for f in extract_facts(p.text)]
@@ -110,8 +116,8 @@ class DeterministicJudge:
             elif not _bare_year(fact) and any(facts_equal(fact, o) for o in everywhere):
                 missing.append(fact)  # on the page, not where the claim aligns (a bare year such as the page's
                 # own date is too common to count)
-            elif any(_unexplained_rival(fact, s, explainers) for s in aligned):
-                mismatched.append(fact)
+            elif any(_unexplained_rival(fact, s, explainers, same_slot=True) for s in aligned):
+                mismatched.append(fact)  # another sentence gives another value in the claim value's slot
             else:
                 missing.append(fact)
         if mismatched:
@@ -141,10 +147,11 @@ class DeterministicJudge:
 
 
 def _same_slot(fact: Fact, other: Fact, claim_facts: Sequence[Fact], sentence: _Sentence) -> bool:
-    """``other`` states ``fact``'s value in the same role: a page's point of comparison ("up from 41 %")
-    does not confirm a claim that gives it as the current value, unless the claim also names the period the
-    comparison is about (a date of the claim stated right after it)."""
-    if not facts_equal(fact, other):
+    """``other`` states ``fact``'s value in the same role and unit: a page's point of comparison ("up from
+    41 %") does not confirm a claim that gives it as the current value, unless the claim also names the
+    period the comparison is about (a date of the claim stated right after it); 1,300 homes do not confirm
+    1,300 businesses."""
+    if not facts_equal(fact, other) or not comparable(fact, other):
         return False
     if fact.kind == "date" or fact.baseline == other.baseline:
         return True
@@ -152,12 +159,25 @@ def _same_slot(fact: Fact, other: Fact, claim_facts: Sequence[Fact], sentence: _
     return any(facts_equal(c, d) for c in claim_facts if c.kind == "date" for d in after)
 
 
-def _unexplained_rival(fact: Fact, sentence: _Sentence, claim_facts: Sequence[Fact]) -> bool:
-    """The sentence states a value of the same kind that no claim fact accounts for."""
+def _unexplained_rival(fact: Fact, sentence: _Sentence, claim_facts: Sequence[Fact], same_slot: bool = False) -> bool:
+    """The sentence states a value of the same kind that no claim fact accounts for (a claim value of
+    another unit, or a less precise date, accounts for nothing: a claim's "2024" does not explain the
+    page's "12 June 2024"). With ``same_slot``, only a value sharing two slot words with the claim value
+    counts (for sentences other than the one the claim aligns with best)."""
     if fact.kind == "quote":
         return any(o.kind == "quote" and not any(facts_equal(c, o) or _quote_in(c, o.text) for c in claim_facts)
                    for o in sentence.facts)
-    return any(comparable(fact, o) and not any(facts_equal(c, o) for c in claim_facts) for o in sentence.facts)
+    return any(comparable(fact, o) and not any(_explains(c, o) for c in claim_facts)
+               and (not same_slot or len(fact.context & o.context) >= 2) for o in sentence.facts)
+
+
+def _explains(claim_fact: Fact, other: Fact) -> bool:
+    """A claim value accounts for a passage value: equal, comparable, and (for dates) at least as precise."""
+    if not facts_equal(claim_fact, other) or not comparable(claim_fact, other):
+        return False
+    if claim_fact.kind == "date":
+        return sum(v is not None for v in claim_fact.value[1:]) >= sum(v is not None for v in other.value[1:])
+    return True
 
 
 def _quote_in(fact: Fact, sentence: str) -> bool:

@@ -10,11 +10,11 @@ dollars" and "March 2024" is compared at month precision. Qualifiers ("about", "
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any, Callable, Iterator
 
-from citetrace.eval._align import STOP, anchor_words, stem
+from citetrace.eval._align import STOP, anchor_words, content_stems, stem
 from citetrace.eval._quantities import FRACTION, fraction_value, qualifier_before, values_agree
 
 __all__ = ["Fact", "extract_facts", "facts_equal", "comparable", "find_dates", "anchor_words", "quotations"]
@@ -36,10 +36,14 @@ _DASH = r"\s*(?:–|—|-|to|and)\s*"  # day ranges only: "March 6 to 7", "6-7 M
 _RANGE = r"\s*[–—-]\s*"  # number ranges need a dash ("from 410 to 860" is a change, not a range)
 _PCT = r"(%|percent\b|per cent\b|percentage points?\b|pp\b)"
 
+_SMALL = "two three four five six seven eight nine".split()
+"""Spelled-out counts read as numbers ("four hours" against "two hours"); "one" is left out: "one of the
+largest" is not a count worth checking."""
 _UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
           "seventeen eighteen nineteen").split()
 _TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
 _WORDNUM = rf"(?:{'|'.join(_TENS)})(?:[- ](?:{'|'.join(_UNITS[1:10])}))?|{'|'.join(_UNITS[10:])}"
+_WORDNUM_ANY = rf"{_WORDNUM}|{'|'.join(_SMALL)}"
 _YEAR = r"(1[89]\d\d|20\d\d)"
 
 
@@ -69,6 +73,11 @@ class Fact:
     baseline: bool = False
     """The value is a point of comparison ("up from 41 %", "compared with six", "against 272 a year
     earlier"), not the value the sentence is about."""
+    context: frozenset[str] = frozenset()
+    """The slot the value fills: content stems next to it (up to three on each side), stopping at
+    punctuation, a conjunction or another value. "EUR 12.3 million goes to road maintenance and EUR 9.8
+    million to the bus network" gives {"goe", "road", "mainten"} and {"bus", "network"}: which is which
+    is what a swapped claim gets wrong (see ``_slots``)."""
 
 
 def _num(raw: str, scale: str | None) -> float:
@@ -116,7 +125,17 @@ def _fraction(m: re.Match[str]) -> _Parsed:
     return None if value is None else ("percent", ("%", value), None)
 
 
+def _time(m: re.Match[str]) -> _Parsed:
+    """Minutes after midnight: "8 am" 480, "9.30 pm" 1290, "17:30" 1050."""
+    hour, minute, half = int(m[1] or m[4]), int(m[2] or m[5] or 0), (m[3] or "").lower().replace(".", "")
+    if half and not 1 <= hour <= 12 or hour > 24 or minute > 59:
+        return None
+    hour = hour % 12 + (12 if half == "pm" else 0) if half else hour
+    return "time", hour * 60 + minute, None
+
+
 _PATTERNS: tuple[tuple[re.Pattern[str], _Parser], ...] = (
+    (re.compile(r"\b(\d{1,2})(?:[:.](\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)(?!\w)|\b([01]?\d|2[0-4]):([0-5]\d)\b", re.I), _time),
     (re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"),
      lambda m: ("date", _ymd(int(m[1]), int(m[2]), int(m[3])), None)),
     (re.compile(rf"\b{_MONTH}\s+(\d{{1,2}}){_DASH}(\d{{1,2}})\b(?!\s*(?:%|percent))(?:,?\s+{_YEAR}\b)?", re.I),
@@ -151,7 +170,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], _Parser], ...] = (
     (re.compile(rf"(?<![\w.])({_NUM}){_SCALE_RE}(?![\w%])", re.I), lambda m: ("number", _num(m[1], m[2]), None)),
     (re.compile(rf"\b({_WORDNUM})\s*(%|percent\b|per cent\b)", re.I),
      lambda m: ("percent", ("%", float(_word_value(m[1]))), None)),
-    (re.compile(rf"\b({_WORDNUM})\b", re.I), lambda m: ("number", float(_word_value(m[1])), None)),
+    (re.compile(rf"\b({_WORDNUM_ANY})\b(?!-\w|\s(?:thirds?|quarters?|fifths?|tenths?|halves|in|out)\b)", re.I),
+     lambda m: ("number", float(_word_value(m[1])), None)),
 )
 _UNIT_WORDS = re.compile(r"\s*([A-Za-z][A-Za-z\-]*)(?:\s+([A-Za-z][A-Za-z\-]*))?(?:\s+([A-Za-z][A-Za-z\-]*))?")
 _UNIT_SKIP = STOP | frozenset("more fewer less new additional extra permanent full-time total average just only some "
@@ -223,7 +243,31 @@ def extract_facts(text: str) -> list[Fact]:
             facts.append(Fact(kind, value, m.group(0), m.start(), m.end(), unit, qualifier, high,
                               kind != "date" and _is_baseline(text, m.start(), m.end())))
     facts.sort(key=lambda f: f.start)
-    return facts
+    return _with_context(text, facts)
+
+
+_SLOT_BREAK = re.compile(r"[,;:()\[\]—–]|\s-\s|\b(?:and|or|but|while|whereas|against|versus|vs|compared|than|"
+                         r"from|after|before)\b", re.I)
+_SLOT_WORDS = 3
+
+
+def _with_context(text: str, facts: list[Fact]) -> list[Fact]:
+    """Each value with its slot words (``Fact.context``): the content stems between it and the nearest
+    break (punctuation, a conjunction or a neighbouring value) on either side, three at most each side."""
+    values = [f for f in facts if f.kind != "quote"]
+    out: list[Fact] = [f for f in facts if f.kind == "quote"]
+    for i, f in enumerate(values):
+        left = text[values[i - 1].end if i else 0:f.start]  # words between two values with no break between
+        # them modify the first ("12 % below average at 1,940 mm"): the second gets no left words
+        right = text[f.end:values[i + 1].start if i + 1 < len(values) else len(text)]
+        breaks = list(_SLOT_BREAK.finditer(left))
+        left = left[breaks[-1].end():] if breaks else ("" if i else left)
+        first = _SLOT_BREAK.search(right)
+        right = right[:first.start()] if first else right
+        words = content_stems(left)[-_SLOT_WORDS:] + content_stems(right)[:_SLOT_WORDS]
+        out.append(replace(f, context=frozenset(words)))
+    out.sort(key=lambda f: f.start)
+    return out
 
 
 def comparable(a: Fact, b: Fact) -> bool:
