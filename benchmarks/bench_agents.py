@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _harness  # noqa: E402
 
 from citetrace import names, research_run  # noqa: E402
-from citetrace.capture import _state  # noqa: E402
+from citetrace import _telemetry  # noqa: E402
 from citetrace.config import load_settings  # noqa: E402
 from citetrace.instrumentation import CiteTraceInstrumentor  # noqa: E402
 from citetrace.instrumentation._agents._boundary import Boundary, boundary_wrapper, text_of  # noqa: E402
@@ -101,7 +101,7 @@ def _per_call(fn: Callable[[], Any], calls: int) -> float:
 
 def bench(calls: int, rounds: int) -> dict[str, float]:
     provider, counting = _harness.sdk_provider()
-    _state.reset(load_settings(), tracer_provider=provider, store_=MemoryStore())
+    _telemetry.reset(load_settings(), tracer_provider=provider, store=MemoryStore())
     tracer = provider.get_tracer("bench")
     wrapt.wrap_function_wrapper(Wrapped, "run", boundary_wrapper(BOUNDARY, AlwaysOn()))
     wrapt.wrap_function_wrapper(Wrapped, "stream", boundary_wrapper(BOUNDARY, AlwaysOn()))

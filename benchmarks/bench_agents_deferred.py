@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _harness  # noqa: E402
 
 from citetrace import research_run  # noqa: E402
-from citetrace.capture import _state  # noqa: E402
+from citetrace import _telemetry  # noqa: E402
 from citetrace.config import load_settings  # noqa: E402
 from citetrace.instrumentation._agents._boundary import Boundary  # noqa: E402
 from citetrace.instrumentation._agents._deferred import Later, _context_wrapper, _handle_wrapper  # noqa: E402
@@ -91,7 +91,7 @@ async def _per_call(fn: Callable[[], Awaitable[Any]], calls: int) -> float:
 
 async def bench(calls: int, rounds: int) -> dict[str, float]:
     provider, _counting = _harness.sdk_provider()
-    _state.reset(load_settings(), tracer_provider=provider, store_=MemoryStore())
+    _telemetry.reset(load_settings(), tracer_provider=provider, store=MemoryStore())
     wrapt.wrap_function_wrapper(Wrapped, "stream", _handle_wrapper(Later(BOUNDARY, done=lambda h: h.task), AlwaysOn()))
     wrapt.wrap_function_wrapper(Wrapped, "iter", _context_wrapper(BOUNDARY, AlwaysOn()))
     plain, wrapped = Agent(), Wrapped()

@@ -135,11 +135,11 @@ def setup_handwritten() -> Setup:
 
 
 def _citetrace_state(provider: Any, store: Any = None) -> None:
-    from citetrace.capture import _state
+    from citetrace import _telemetry
     from citetrace.config import load_settings
     from citetrace.store import MemoryStore
 
-    _state.reset(load_settings(), tracer_provider=provider, store_=store if store is not None else MemoryStore())
+    _telemetry.reset(load_settings(), tracer_provider=provider, store=store if store is not None else MemoryStore())
 
 
 def setup_traced() -> Setup:

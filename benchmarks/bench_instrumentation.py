@@ -41,7 +41,7 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, Spa
 from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
 
 from citetrace import traced_tool
-from citetrace.capture import _state
+from citetrace import _telemetry
 from citetrace.config import load_settings
 from citetrace.instrumentation import CiteTraceInstrumentor
 from citetrace.store import MemoryStore
@@ -87,7 +87,7 @@ def _provider(sampler: Any = None) -> TracerProvider:
 
 def _use(provider: TracerProvider | None, disabled: bool = False) -> None:
     settings = load_settings(sdk_disabled=disabled)
-    _state.reset(settings, tracer_provider=provider, store_=MemoryStore())
+    _telemetry.reset(settings, tracer_provider=provider, store=MemoryStore())
 
 
 def _time(fn: Callable[[], Any], calls: int) -> float:

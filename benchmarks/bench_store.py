@@ -77,11 +77,11 @@ def direct(order: list[int], store: Any) -> float:
 def traced(order: list[int], store: Any) -> float:
     """The same fetches through ``@traced_tool(kind="fetch")``, 100 per ``research_run``, SDK tracing on."""
     from citetrace import research_run, traced_tool
-    from citetrace.capture import _state
+    from citetrace import _telemetry
     from citetrace.config import load_settings
 
     provider, _counting = h.sdk_provider()
-    _state.reset(load_settings(), tracer_provider=provider, store_=store)
+    _telemetry.reset(load_settings(), tracer_provider=provider, store=store)
     current: dict[str, str] = {}
 
     @traced_tool(kind="fetch")

@@ -38,9 +38,7 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 from prometheus_client import CollectorRegistry
 
-from citetrace import names
-from citetrace.capture._hooks import run_end_hooks
-from citetrace.capture import _state
+from citetrace import _telemetry, names
 from citetrace.config import load_settings
 from citetrace.store import MemoryStore
 from citetrace.summary import TraceSummaryProcessor
@@ -109,7 +107,7 @@ class Workload:
             t0 = time.process_time()
             if hooks:
                 tid = root.get_span_context().trace_id
-                for hook in run_end_hooks():
+                for hook in _telemetry.current().hooks.run_end.items:
                     extra = hook(root, tid)
                     if extra:
                         root.set_attributes(dict(extra))
@@ -170,7 +168,7 @@ def time_config(config: str, work: Workload | CaptureWorkload) -> float:
     provider, close = make(config)
     tracer = provider.get_tracer("bench")
     if isinstance(work, CaptureWorkload):
-        _state.reset(load_settings(), tracer_provider=provider, store_=MemoryStore())
+        _telemetry.reset(load_settings(), tracer_provider=provider, store=MemoryStore())
     clear_cache()
     gc.collect()
     start = time.process_time()  # CPU of every thread of this process: robust to other jobs on the machine

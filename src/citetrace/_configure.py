@@ -8,10 +8,7 @@ provider silently drops the application's own exporters.
 from __future__ import annotations
 
 import logging
-import os
 import threading
-import time
-from dataclasses import dataclass
 from typing import Any
 
 from opentelemetry import trace
@@ -21,62 +18,16 @@ from opentelemetry.sdk.trace.export import SpanExporter
 
 from citetrace import names
 from citetrace._exitbound import BoundedBatchSpanProcessor
-from citetrace.capture import _state
 from citetrace._exporters import exporters_from_env
 from citetrace._join import JoiningTracerProvider
+from citetrace._telemetry import Telemetry, current, install
 from citetrace.config import Settings, load_settings
-from citetrace.store import BufferedStore, Store, agent_store, set_default_store
+from citetrace.store import Store, agent_store
 
 __all__ = ["configure", "Telemetry"]
 
 _log = logging.getLogger("citetrace")
-_lock = threading.Lock()
-_current: "Telemetry | None" = None
-
-
-@dataclass
-class Telemetry:
-    """What ``configure()`` set up; ``shutdown()`` flushes and releases it."""
-
-    settings: Settings
-    tracer_provider: TracerProvider | None
-    store: Store | None
-    processor: SpanProcessor | None = None
-    registry: Any = None
-    metrics_server: Any = None
-    owns_provider: bool = False
-
-    def force_flush(self, timeout_millis: int = 30_000) -> bool:
-        """Export what is decided and write what the store queued, within ``timeout_millis`` overall."""
-        deadline = time.monotonic() + timeout_millis / 1000.0
-        done = True
-        if self.tracer_provider is not None:
-            done = bool(self.tracer_provider.force_flush(timeout_millis))
-        if isinstance(self.store, BufferedStore):
-            done = self.store.flush(max(0.0, deadline - time.monotonic())) and done
-        return done
-
-    def shutdown(self) -> None:
-        """Export what is left (bounded by the OTLP timeout plus a margin), then flush the store's queue
-        (bounded by ``CITETRACE_STORE_EXIT_WAIT_SECONDS``); what is still queued then is counted lost."""
-        global _current
-        if self.tracer_provider is not None:
-            if self.owns_provider:
-                self.tracer_provider.shutdown()
-            elif self.processor is not None:
-                self.processor.shutdown()
-        if isinstance(self.store, BufferedStore):
-            self.store.close_at_exit()
-        if self.metrics_server is not None:
-            server = self.metrics_server[0] if isinstance(self.metrics_server, tuple) else self.metrics_server
-            try:
-                server.shutdown()
-                server.server_close()
-            except Exception:  # noqa: BLE001
-                pass
-        with _lock:
-            if _current is self:
-                _current = None
+_lock = threading.Lock()  # one configure() at a time
 
 
 def _summary_processor(settings: Settings, store: Store | None, exporters: list[SpanExporter],
@@ -109,29 +60,30 @@ def configure(
     provider the application sets later (``citetrace._join``; what the start-up hook does).
     ``OTEL_SDK_DISABLED=true`` makes every wrapper a straight call and sets nothing up.
     """
-    global _current
     resolved = load_settings(capture_content=capture_content, metrics=metrics, metrics_port=metrics_port, **settings)
     if store is not None and not isinstance(store, (str, Store)):
         raise TypeError(f"configure(store=...) expects a URI or a Store, got {type(store).__name__}")
     with _lock:
-        if _current is not None:
+        previous = current()
+        if previous.configured:
             _log.warning("citetrace: configure() called again; shutting down the previous configuration")
-            previous = _current
-            _current = None
-        else:
-            previous = None
-    if previous is not None:
-        previous.shutdown()
-    if resolved.sdk_disabled:
-        _state.reset(resolved)
-        telemetry = Telemetry(settings=resolved, tracer_provider=None, store=None)
-        with _lock:
-            _current = telemetry
-        return telemetry
+            previous.shutdown()
+        if resolved.sdk_disabled:
+            return _installed(Telemetry(resolved, configured=True))
+        return _installed(_set_up(resolved, tracer_provider, store, exporter, set_global))
 
+
+def _installed(telemetry: Telemetry) -> Telemetry:
+    install(telemetry)
+    return telemetry
+
+
+def _set_up(resolved: Settings, tracer_provider: TracerProvider | None, store: Store | str | None,
+            exporter: SpanExporter | None, set_global: bool) -> Telemetry:
+    """The provider (given, the application's, or a new one with the ``OTEL_*`` exporters), the store and
+    citetrace's processors, wired together."""
     # opened on first write, bounded lock waits, a queue for a locked store; a bad URI argument raises here
     run_store = agent_store(store, resolved)
-    set_default_store(run_store)
 
     owns = False
     provider = tracer_provider
@@ -155,27 +107,19 @@ def configure(
     # reading the decision off the run's root. Embedded sampling (opt-in): the summary processor holds
     # citetrace's spans per trace and exports only kept ones, through the SDK's BatchSpanProcessor.
     embedded = resolved.sampling_mode == names.SAMPLING_EMBEDDED
-    spans_from: trace.TracerProvider = provider
+    spans_from: trace.TracerProvider | None = None
     if owns and not set_global:
         spans_from = JoiningTracerProvider(provider, on_join=lambda app: app.add_span_processor(processor.observer()))
-    processor, registry = _summary_processor(resolved, run_store, exporters if embedded else [], spans_from)
+    processor, registry = _summary_processor(resolved, run_store, exporters if embedded else [], spans_from or provider)
     provider.add_span_processor(processor)
     if not embedded:
         for each in exporters:
             provider.add_span_processor(BoundedBatchSpanProcessor(each))
-    _state.reset(resolved, tracer_provider=spans_from, store_=run_store)
 
     server = None
     if registry is not None and resolved.metrics_port is not None:
         from citetrace.summary import start_metrics_server
 
         server = start_metrics_server(resolved.metrics_port, registry=registry)
-    telemetry = Telemetry(resolved, provider, run_store, processor, registry, server, owns)
-    with _lock:
-        _current = telemetry
-    return telemetry
-
-
-def current() -> Telemetry | None:
-    """What the last ``configure()`` set up, if anything."""
-    return _current
+    return Telemetry(resolved, provider, run_store, processor, registry, server, owns, span_source=spans_from,
+                     configured=True)

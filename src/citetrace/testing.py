@@ -19,7 +19,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from citetrace import names
-from citetrace.capture import _state
+from citetrace import _telemetry
 from citetrace.config import load_settings
 from citetrace.store import MemoryStore, Store
 
@@ -79,12 +79,12 @@ def capture_spans(*, store: Store | None = None, processors: tuple[SpanProcessor
         provider.add_span_processor(processor)
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     run_store = store if store is not None else MemoryStore()
-    previous = _state.state
-    _state.reset(load_settings(**settings), tracer_provider=provider, store_=run_store)
+    previous = _telemetry.current()
+    _telemetry.reset(load_settings(**settings), tracer_provider=provider, store=run_store)
     try:
         yield Captured(exporter, run_store, provider)
     finally:
-        _state.state = previous
+        _telemetry.install(previous)
         provider.shutdown()
 
 

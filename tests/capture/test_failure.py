@@ -59,7 +59,7 @@ def test_run_exception_is_redacted_on_the_root_span() -> None:
 
 def test_the_logged_warning_of_a_swallowed_failure_is_redacted(caplog: pytest.LogCaptureFixture) -> None:
     """A store that fails with a secret URL in its message is counted and logged without the secret."""
-    from citetrace.capture import _state
+    from citetrace import _telemetry
     from citetrace.store import MemoryStore
 
     class LeakyStore(MemoryStore):
@@ -70,7 +70,7 @@ def test_the_logged_warning_of_a_swallowed_failure_is_redacted(caplog: pytest.Lo
     def read_ok(url: str) -> str:
         return "text " * 100
 
-    _state._logged.discard("store_write")
+    _telemetry.current().hooks.logged.discard("store_write")
     with capture_spans(store=LeakyStore()), caplog.at_level("WARNING", logger="citetrace"):
         assert read_ok("https://h.example/p?api_key=k-2718") == "text " * 100
     warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]

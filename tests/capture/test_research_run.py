@@ -10,7 +10,8 @@ import pytest
 from opentelemetry.trace import Span, StatusCode
 
 from citetrace import names, research_run, traced_tool
-from citetrace.capture import _hooks, _state, current_run
+from citetrace import _telemetry
+from citetrace.capture import current_run
 from citetrace.testing import capture_spans
 
 
@@ -149,20 +150,20 @@ def test_run_end_hooks_write_before_end_and_failures_are_contained() -> None:
     def bad(span: Span, trace_id: int) -> Mapping[str, Any]:
         raise RuntimeError("hook bug")
 
-    _hooks.register_run_end_hook(good)
-    _hooks.register_run_end_hook(bad)
-    before = _state.error_counts().get("run_end_hook", 0)
+    _telemetry.current().hooks.run_end.add(good)
+    _telemetry.current().hooks.run_end.add(bad)
+    before = _telemetry.current().hooks.error_counts().get("run_end_hook", 0)
     try:
         with capture_spans() as cap:
             with research_run("q", agent="a"):
                 pass
     finally:
-        _hooks.unregister_run_end_hook(good)
-        _hooks.unregister_run_end_hook(bad)
+        _telemetry.current().hooks.run_end.remove(good)
+        _telemetry.current().hooks.run_end.remove(bad)
     root = cap.run_spans()[0]
     assert seen == [root.context.trace_id]
     assert (root.attributes or {})["citetrace.summary.searches"] == 7
-    assert _state.error_counts()["run_end_hook"] == before + 1
+    assert _telemetry.current().hooks.error_counts()["run_end_hook"] == before + 1
 
 
 def test_tool_calls_outside_runs_are_their_own_traces() -> None:

@@ -15,7 +15,7 @@ import responses
 from opentelemetry.trace import SpanKind, StatusCode
 
 from citetrace import names, research_run, tool_call_id, traced_tool
-from citetrace.capture import _state
+from citetrace import _telemetry
 from citetrace.store import MemoryStore, parse_ref
 from citetrace.testing import capture_spans
 
@@ -309,10 +309,10 @@ def test_bad_classify_value_never_reaches_the_caller() -> None:
     def search(q: str) -> list[str]:
         return ["https://a.example"]
 
-    before = _state.error_counts().get("capture", 0)
+    before = _telemetry.current().hooks.error_counts().get("capture", 0)
     with capture_spans() as cap:
         assert search("q") == ["https://a.example"]
-    assert _state.error_counts().get("capture", 0) == before + 1
+    assert _telemetry.current().hooks.error_counts().get("capture", 0) == before + 1
     assert len(cap.spans) == 1  # the span is still ended
 
 
@@ -323,11 +323,11 @@ def test_broken_store_never_breaks_the_agent(caplog: pytest.LogCaptureFixture) -
         def put_document(self, *a: Any, **k: Any) -> str:
             raise OSError("disk full")
 
-    before = _state.error_counts().get("store_write", 0)
+    before = _telemetry.current().hooks.error_counts().get("store_write", 0)
     with capture_spans(store=BrokenStore()) as cap, caplog.at_level(logging.DEBUG, logger="citetrace"):
         for _ in range(3):
             assert read_page("https://a.example/x") == "body " * 100
-    assert _state.error_counts()["store_write"] == before + 3
+    assert _telemetry.current().hooks.error_counts()["store_write"] == before + 3
     assert names.STORE_REF not in (cap.spans[0].attributes or {})
 
 
@@ -438,13 +438,12 @@ def test_broken_tracer_never_reaches_the_caller() -> None:
         def get_tracer(self, *args: Any, **kwargs: Any) -> Any:
             raise RuntimeError("tracer factory broke")
 
-    before = _state.error_counts().get("capture", 0)
+    before = _telemetry.current().hooks.error_counts().get("capture", 0)
     with capture_spans():
-        _state.state.tracer_provider = BrokenProvider()
-        _state.state.tracer = None
+        _telemetry.current().use_tracer_provider(BrokenProvider())
         assert web_search("q") == RESULTS
         assert read_page("https://a.example") == "body " * 100
-    assert _state.error_counts()["capture"] == before + 2
+    assert _telemetry.current().hooks.error_counts()["capture"] == before + 2
 
 
 def test_unreadable_result_shape_is_not_called_empty() -> None:

@@ -13,7 +13,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
 
 from citetrace import names
-from citetrace.capture import _state
+from citetrace import _telemetry
 from citetrace.config import load_settings
 from citetrace.instrumentation import CiteTraceInstrumentor
 from citetrace.store import MemoryStore
@@ -57,12 +57,12 @@ def not_recording() -> Iterator[InMemorySpanExporter]:
     provider = TracerProvider(sampler=ALWAYS_OFF)
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     store = MemoryStore()
-    previous = _state.state
-    _state.reset(load_settings(), tracer_provider=provider, store_=store)
+    previous = _telemetry.current()
+    _telemetry.reset(load_settings(), tracer_provider=provider, store=store)
     try:
         yield exporter
     finally:
-        _state.state = previous
+        _telemetry.install(previous)
         provider.shutdown()
 
 

@@ -184,22 +184,22 @@ def test_not_skipped_when_no_library_is_installed(tmp_path: Path) -> None:
 @responses.activate
 def test_sdk_disabled_is_a_straight_call(instrumented: CiteTraceInstrumentor, cap: Captured) -> None:
     """OTEL_SDK_DISABLED: an instrumented library call returns the same result and makes no span."""
-    from citetrace.capture import _state
+    from citetrace import _telemetry
     from citetrace.config import load_settings
 
     responses.post("https://api.tavily.com/search", json={"results": [{"url": "https://x.example"}]})
-    previous = _state.state
-    _state.reset(load_settings(sdk_disabled=True))
+    previous = _telemetry.current()
+    _telemetry.reset(load_settings(sdk_disabled=True))
     try:
         assert tavily.TavilyClient(api_key="k").search("q") == {"results": [{"url": "https://x.example"}]}
     finally:
-        _state.state = previous
+        _telemetry.install(previous)
     assert cap.spans == []
 
 
 def test_a_failing_shape_hook_never_reaches_the_agent(cap: Captured, tmp_path: Path) -> None:
     """A table row whose result hook raises still returns the library's result; the failure is counted."""
-    from citetrace.capture import _state
+    from citetrace import _telemetry
     from citetrace.capture._core import ToolSpec
 
     def broken(result: object) -> list[str]:
@@ -212,9 +212,9 @@ def test_a_failing_shape_hook_never_reaches_the_agent(cap: Captured, tmp_path: P
         import shape_lib  # type: ignore[import-not-found]
 
         patcher.start([Patch("", "shape_lib", "search", ToolSpec("shape", "search", result_urls=broken))])
-        before = _state.error_counts().get("capture", 0)
+        before = _telemetry.current().hooks.error_counts().get("capture", 0)
         assert shape_lib.search("q") == ["https://a.example"]
-        assert _state.error_counts().get("capture", 0) == before + 1
+        assert _telemetry.current().hooks.error_counts().get("capture", 0) == before + 1
     finally:
         patcher.stop()
         sys.path.remove(str(tmp_path))

@@ -29,18 +29,11 @@ def _samples(registry: CollectorRegistry) -> dict[tuple[str, tuple[tuple[str, st
 def test_serve_counts_what_the_controller_counts() -> None:
     """The demo's four scenarios, once embedded and once through serve's OTLP path, give the same series."""
     embedded = CollectorRegistry()
-    from citetrace import _configure
+    from citetrace import _telemetry
 
-    class _Telemetry:
-        registry = embedded
-
-    previous = _configure._current
-    _configure._current = _Telemetry()  # type: ignore[assignment]
-    try:
-        with capture_spans() as cap:
-            run_ledger_demo()
-    finally:
-        _configure._current = previous
+    with capture_spans() as cap:
+        _telemetry.current().registry = embedded  # what configure() would have set up
+        run_ledger_demo()
     served = SummaryMetrics(CollectorRegistry())
     assembler = Assembler(metrics=served, thresholds=Thresholds(), clock=Clock())
     request = encode_request([SpanRecord.from_readable_span(s) for s in cap.spans], service_name="svc")

@@ -16,7 +16,7 @@ from opentelemetry.trace import Tracer
 from prometheus_client import CollectorRegistry
 
 from citetrace import names
-from citetrace.capture import _state
+from citetrace import _telemetry
 from citetrace.config import load_settings
 from citetrace.store import MemoryStore, Store
 from citetrace.summary import TraceSummaryProcessor
@@ -74,7 +74,7 @@ class Rig:
 def make_rig() -> Iterator[Callable[..., Rig]]:
     """Build a rig with settings overrides; the capture layer is pointed at it and restored afterwards."""
     stack = ExitStack()
-    previous = _state.state
+    previous = _telemetry.current()
 
     def build(*, store: Store | None = None, exporter: bool = True, metrics: bool = True,
               max_buffered_spans: int = 20_000,
@@ -92,7 +92,7 @@ def make_rig() -> Iterator[Callable[..., Rig]]:
                                           max_buffered_spans=max_buffered_spans)
         provider.add_span_processor(processor)
         provider.add_span_processor(SimpleSpanProcessor(everything))
-        _state.reset(resolved, tracer_provider=provider, store_=run_store)
+        _telemetry.reset(resolved, tracer_provider=provider, store=run_store)
         stack.callback(provider.shutdown)
         return Rig(provider, processor, kept, everything, run_store, registry, ids)
 
@@ -100,4 +100,4 @@ def make_rig() -> Iterator[Callable[..., Rig]]:
         yield build
     finally:
         stack.close()
-        _state.state = previous
+        _telemetry.install(previous)

@@ -124,9 +124,9 @@ def test_record_only_spans_are_summarized_but_never_exported(make_rig: Callable[
     rig = make_rig(sample_percent=100.0)
     provider = TracerProvider(sampler=RecordOnly())
     provider.add_span_processor(rig.processor)
-    from citetrace.capture import _state
+    from citetrace import _telemetry
 
-    _state.use_tracer_provider(provider)
+    _telemetry.current().use_tracer_provider(provider)
     with research_run("q", agent="scout") as run:
         search("nothing")
     rig.flush()
@@ -150,7 +150,7 @@ class Batches(InMemorySpanExporter):
 def test_embedded_export_honours_otel_bsp_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     """Kept spans go through the SDK's BatchSpanProcessor, so OTEL_BSP_MAX_EXPORT_BATCH_SIZE shapes the
     batches the exporter gets."""
-    from citetrace.capture import _state
+    from citetrace import _telemetry
     from citetrace.config import load_settings
     from citetrace.store import MemoryStore
 
@@ -160,14 +160,14 @@ def test_embedded_export_honours_otel_bsp_settings(monkeypatch: pytest.MonkeyPat
     proc = TraceSummaryProcessor(settings=settings, store=MemoryStore(), exporter=exporter)
     provider = TracerProvider()
     provider.add_span_processor(proc)
-    previous = _state.state
-    _state.reset(settings, tracer_provider=provider, store_=MemoryStore())
+    previous = _telemetry.current()
+    _telemetry.reset(settings, tracer_provider=provider, store=MemoryStore())
     try:
         with research_run("q", agent="scout"):
             for _ in range(4):
                 search("nothing")
         assert proc.force_flush(5_000)
     finally:
-        _state.state = previous
+        _telemetry.install(previous)
         provider.shutdown()
     assert sum(exporter.sizes) == 5 and max(exporter.sizes) <= 2

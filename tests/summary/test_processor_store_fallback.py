@@ -5,7 +5,7 @@ from __future__ import annotations
 from opentelemetry.trace import SpanKind
 
 from citetrace import names, traced_tool
-from citetrace.capture import _state
+from citetrace import _telemetry
 from citetrace.config import load_settings
 from citetrace.store import MemoryStore
 from citetrace.summary import TraceSummaryProcessor
@@ -22,7 +22,7 @@ def test_foreign_root_summary_filed_under_trace_id() -> None:
     store = MemoryStore()
     processor = TraceSummaryProcessor(settings=load_settings(environ={}), store=store)
     with capture_spans(store=store, processors=(processor,)) as cap:
-        tracer = _state.get_tracer()
+        tracer = _telemetry.current().tracer()
         with tracer.start_as_current_span(
             "invoke_agent framework-agent", kind=SpanKind.INTERNAL,
             attributes={names.GEN_AI_OPERATION_NAME: names.OP_INVOKE_AGENT, names.GEN_AI_AGENT_NAME: "fw"},

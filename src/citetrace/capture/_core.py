@@ -20,7 +20,8 @@ from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 from citetrace import names
 from citetrace._redact import redact_arguments, redact_text, redact_url, redact_urls
 from citetrace._urls import host_of
-from citetrace.capture import _extract, _replay, _state
+from citetrace import _telemetry
+from citetrace.capture import _extract, _replay
 from citetrace.capture._responses import args_key, encode_exception, encode_result
 from citetrace.capture._context import CURRENT_RUN, IN_TOOL, TOOL_CALL_ID, in_tool_call, run_in_context
 from citetrace.capture._failure import record_failure
@@ -75,7 +76,7 @@ class _Call:
         self.query: str | None = None
         self.qhash: str | None = None
         self.url: str | None = None
-        settings = _state.state.settings
+        settings = _telemetry.current().settings
         attrs: dict[str, Any] = {
             names.GEN_AI_OPERATION_NAME: names.OP_EXECUTE_TOOL,
             names.GEN_AI_TOOL_NAME: spec.name,
@@ -113,7 +114,7 @@ class _Call:
             attrs[names.GEN_AI_TOOL_CALL_ARGUMENTS] = redact_arguments(
                 args[1:] if spec.skip_self else args, dict(kwargs), _ARGUMENTS_CHARS
             )
-        self.span: Span = _state.get_tracer().start_span(
+        self.span: Span = _telemetry.current().tracer().start_span(
             f"execute_tool {spec.name}", kind=_INTERNAL, attributes=attrs
         )
         self.token = otel_context.attach(trace.set_span_in_context(self.span))
@@ -136,7 +137,7 @@ class _Call:
         if self.rkey is not None and self.run is not None:
             self.run.add_response(self.spec.name, self.rkey, encode_result(result))
         spec = self.spec
-        settings = _state.state.settings
+        settings = _telemetry.current().settings
         attrs: dict[str, Any] = {}
         status = spec.classify(result) if spec.classify else None
         if status is not None and status not in names.TOOL_STATUSES:
@@ -250,12 +251,12 @@ class _Call:
         """Store the page texts a search returned; return their redacted URLs (capped like result URLs)."""
         run_id = self.run.id if self.run is not None else format(self.span.get_span_context().trace_id, "032x")
         stored: list[str] = []
-        for url, text in list(pages)[: _state.state.settings.max_urls]:
+        for url, text in list(pages)[: _telemetry.current().settings.max_urls]:
             safe = redact_url(url)
             try:
-                _state.store().put_document(run_id, safe, text, status=names.STATUS_OK)
+                _telemetry.current().run_store().put_document(run_id, safe, text, status=names.STATUS_OK)
             except Exception as exc:  # noqa: BLE001 - the store must never break the agent
-                _state.count_error("store_write", exc)
+                _telemetry.count_error("store_write", exc)
             stored.append(safe)
         return stored
 
@@ -264,11 +265,11 @@ class _Call:
             return
         run_id = self.run.id if self.run is not None else format(self.span.get_span_context().trace_id, "032x")
         try:
-            ref = _state.store().put_document(
+            ref = _telemetry.current().run_store().put_document(
                 run_id, self.url, text, status=status, http_status=http_status, content_type=ctype
             )
         except Exception as exc:  # noqa: BLE001 - the store must never break the agent
-            _state.count_error("store_write", exc)
+            _telemetry.count_error("store_write", exc)
             attrs[names.CONTENT_HASH] = _content_hash(text)
             return
         attrs[names.STORE_REF] = ref
@@ -289,7 +290,7 @@ class _Call:
         run = self.run
         if run is None:
             return
-        settings = _state.state.settings
+        settings = _telemetry.current().settings
         # ToolCallRecord fields after run_id and seq, in order (the run builds the record when read)
         run.add_call_fields(
             (
@@ -320,7 +321,7 @@ def _start(spec: ToolSpec, args: Sequence[Any], kwargs: Mapping[str, Any]) -> _C
     try:
         return _Call(spec, args, kwargs)
     except Exception as exc:  # noqa: BLE001
-        _state.count_error("capture", exc)
+        _telemetry.count_error("capture", exc)
         return None
 
 
@@ -328,7 +329,7 @@ def _finish(call: _Call, result: Any) -> None:
     try:
         call.finish(result)
     except Exception as exc:  # noqa: BLE001
-        _state.count_error("capture", exc)
+        _telemetry.count_error("capture", exc)
         _end_quietly(call)
 
 
@@ -336,7 +337,7 @@ def _fail(call: _Call, error: BaseException) -> None:
     try:
         call.fail(error)
     except Exception as exc:  # noqa: BLE001
-        _state.count_error("capture", exc)
+        _telemetry.count_error("capture", exc)
         _end_quietly(call)
 
 
@@ -366,7 +367,7 @@ except ImportError:  # pragma: no cover - an API version without them: the publi
 
 
 def _passthrough() -> bool:
-    return not _state.state.enabled or IN_TOOL.get() or _suppressed()
+    return not _telemetry.current().enabled or IN_TOOL.get() or _suppressed()
 
 
 def invoke(spec: ToolSpec, wrapped: Callable[..., Any], args: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:

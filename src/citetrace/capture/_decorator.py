@@ -11,7 +11,7 @@ import inspect
 from typing import Any, Callable, Iterable, TypeVar, overload
 
 from citetrace import names
-from citetrace.capture import _state
+from citetrace import _telemetry
 from citetrace.capture._context import IN_TOOL
 from citetrace.capture._core import ToolSpec, ainvoke, invoke
 from citetrace.capture._stream import async_generator_tool, iterate
@@ -31,7 +31,7 @@ def _call_method(fn: Callable[..., Any]) -> Any:
 def _wrap(target: Callable[..., Any], spec: ToolSpec) -> Callable[..., Any]:
     """The wrapper of the right kind: async generator, generator, coroutine or plain, so that ``inspect``
     still says what the tool is; each is one frame above the tool when tracing is off or inside a tool."""
-    st = _state
+    current = _telemetry.current
     shape = _call_method(target)
     wrapper: Callable[..., Any]
     if inspect.isasyncgenfunction(target) or inspect.isasyncgenfunction(shape):
@@ -41,7 +41,7 @@ def _wrap(target: Callable[..., Any], spec: ToolSpec) -> Callable[..., Any]:
 
         @functools.wraps(target)
         def gen_wrapper(*args: Any, **kwargs: Any) -> Any:
-            if not st.state.enabled or IN_TOOL.get():
+            if not current().enabled or IN_TOOL.get():
                 return (yield from target(*args, **kwargs))
             return (yield from iterate(spec, target, args, kwargs))
 
@@ -50,7 +50,7 @@ def _wrap(target: Callable[..., Any], spec: ToolSpec) -> Callable[..., Any]:
 
         @functools.wraps(target)
         async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
-            if not st.state.enabled:
+            if not current().enabled:
                 return await target(*args, **kwargs)
             return await ainvoke(spec, target, args, kwargs)
 
@@ -59,7 +59,7 @@ def _wrap(target: Callable[..., Any], spec: ToolSpec) -> Callable[..., Any]:
 
         @functools.wraps(target)
         def sync_wrapper(*args: Any, **kwargs: Any) -> Any:
-            if not st.state.enabled or IN_TOOL.get():
+            if not current().enabled or IN_TOOL.get():
                 return target(*args, **kwargs)
             return invoke(spec, target, args, kwargs)
 

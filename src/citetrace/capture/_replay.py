@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from citetrace import names
-from citetrace.capture import _state
+from citetrace import _telemetry
 from citetrace.capture._responses import args_key, decode
 
 __all__ = ["Replay", "ReplayMiss", "replay", "current", "MISS_POLICIES"]
@@ -40,7 +40,7 @@ class Replay:
         if miss not in MISS_POLICIES:
             raise ValueError(f"replay miss policy must be one of {MISS_POLICIES}, got {miss!r}")
         if store is None:
-            store = _state.store()
+            store = _telemetry.current().run_store()
         run = store.get_run(run_id)
         self.run_id = run.run_id if run is not None else run_id
         responses = store.responses(self.run_id)
@@ -115,7 +115,7 @@ def current() -> Replay | None:
     """The replay in force: the innermost ``replay()`` block, else ``CITETRACE_REPLAY``'s, else None."""
     if _active:
         return _active[-1]
-    settings = _state.state.settings
+    settings = _telemetry.current().settings
     env = _env
     if env is not None and env[0] is settings:
         return env[1]
@@ -129,7 +129,7 @@ def _load_env(settings: Any) -> Replay | None:
         try:
             found = Replay(settings.replay, miss=settings.replay_miss)
         except Exception as exc:  # noqa: BLE001 - a bad replay id must not stop the agent: counted, no replay
-            _state.count_error("capture", exc)
+            _telemetry.count_error("capture", exc)
     with _lock:
         _env = (settings, found)
     return found

@@ -23,10 +23,10 @@ from citetrace import names
 from citetrace._redact import redact_report, redact_url
 from citetrace._urls import url_key
 from citetrace.capture._citations import cited_urls
-from citetrace.capture import _replay, _state
+from citetrace import _telemetry
+from citetrace.capture import _replay
 from citetrace.capture._context import CURRENT_RUN, RUN_CONTEXT_KEY
 from citetrace.capture._failure import record_failure
-from citetrace.capture._hooks import run_end_hooks
 from citetrace.store import RunRecord, ToolCallRecord, ToolResponse, content_hash
 
 __all__ = ["Run", "research_run", "start_run", "run_context", "attach_run", "detach_run", "finish_run"]
@@ -78,7 +78,7 @@ class Run:
             items = list(self._responses)
         for seq, (tool, key, payload) in enumerate(items):
             if len(json.dumps(payload)) > MAX_PAYLOAD_BYTES:
-                _state.count_error("store_write", ValueError(f"{tool} response over {MAX_PAYLOAD_BYTES} bytes"))
+                _telemetry.count_error("store_write", ValueError(f"{tool} response over {MAX_PAYLOAD_BYTES} bytes"))
                 continue
             out.append(ToolResponse(self.id, seq, tool, key, payload))
         return out
@@ -116,7 +116,7 @@ class Run:
             if self._ledger is None:
                 from citetrace.ledger import Ledger
 
-                self._ledger = Ledger(self.id, store=_state.store(), trace_id=self.trace_id)
+                self._ledger = Ledger(self.id, store=_telemetry.current().run_store(), trace_id=self.trace_id)
             return self._ledger
 
     def record_answer(self, text: str) -> list[str]:
@@ -148,11 +148,11 @@ class Run:
                 attrs: dict[str, Any] = {names.CITATIONS: self.citations}
                 if text is not None:
                     attrs[names.ANSWER_HASH] = content_hash(text)
-                    if _state.state.settings.capture_content:
+                    if _telemetry.current().settings.capture_content:
                         attrs[names.ANSWER_TEXT] = redact_report(text)
                 self.span.set_attributes(attrs)
         except Exception as exc:  # noqa: BLE001
-            _state.count_error("capture", exc)
+            _telemetry.count_error("capture", exc)
 
     def __repr__(self) -> str:
         return f"Run(id={self.id!r}, agent={self.agent!r}, trace_id={self.trace_id!r})"
@@ -238,7 +238,7 @@ def start_run(question: str | None, agent: str) -> Run:
 
     Split from ``research_run`` so the agent-boundary wrappers reuse exactly this logic for runs that
     outlive one call (a generator, or gpt-researcher's two calls on one instance)."""
-    st = _state.state
+    st = _telemetry.current()
     if not st.enabled:
         return Run(question, agent, trace.INVALID_SPAN)
     try:
@@ -252,18 +252,18 @@ def start_run(question: str | None, agent: str) -> Run:
         replaying = _replay.current()
         if replaying is not None:
             attrs[names.RUN_REPLAY_OF] = replaying.run_id
-        span = _state.get_tracer().start_span(f"invoke_agent {agent}", kind=SpanKind.INTERNAL, attributes=attrs)
+        span = _telemetry.current().tracer().start_span(f"invoke_agent {agent}", kind=SpanKind.INTERNAL, attributes=attrs)
         run = Run(question, agent, span)
         if span.is_recording():
             span.set_attribute(names.RUN_ID, run.id)
     except Exception as exc:  # noqa: BLE001
-        _state.count_error("capture", exc)
+        _telemetry.count_error("capture", exc)
         run = Run(question, agent, trace.INVALID_SPAN)
     try:
         question = redact_report(run.question) if run.question else run.question  # URLs redacted, prose kept
-        _state.store().put_run(RunRecord(run.id, run.trace_id, run.agent, question, run.started_at))
+        _telemetry.current().run_store().put_run(RunRecord(run.id, run.trace_id, run.agent, question, run.started_at))
     except Exception as exc:  # noqa: BLE001
-        _state.count_error("store_write", exc)
+        _telemetry.count_error("store_write", exc)
     return run
 
 
@@ -296,7 +296,7 @@ def attach_run(run: Run, ctx: Any = None) -> tuple[Any, Any]:
         if ctx is not None:
             ctx_token = otel_context.attach(ctx)
     except Exception as exc:  # noqa: BLE001
-        _state.count_error("capture", exc)
+        _telemetry.count_error("capture", exc)
     return ctx_token, CURRENT_RUN.set(run)
 
 
@@ -310,14 +310,14 @@ def detach_run(ctx_token: Any, run_token: Any) -> None:
         try:
             otel_context.detach(ctx_token)
         except Exception as err:  # noqa: BLE001
-            _state.count_error("capture", err)
+            _telemetry.count_error("capture", err)
 
 
 def finish_run(run: Run, exc: BaseException | None) -> None:
     """End a run: record the error, let run-end hooks (the summarizer) write on the root, store the calls
     and the answer, end the span. Never raises."""
     span = run.span
-    if span is trace.INVALID_SPAN and not _state.state.enabled:
+    if span is trace.INVALID_SPAN and not _telemetry.current().enabled:
         return
     try:
         if exc is not None:
@@ -327,25 +327,25 @@ def finish_run(run: Run, exc: BaseException | None) -> None:
                 record_failure(span, exc, run.error_type)
         if span.is_recording():
             trace_id = span.get_span_context().trace_id
-            for hook in run_end_hooks():
+            for hook in _telemetry.current().hooks.run_end.items:
                 try:
                     extra = hook(span, trace_id)
                     if extra:
                         span.set_attributes(dict(extra))
                 except Exception as hook_exc:  # noqa: BLE001
-                    _state.count_error("run_end_hook", hook_exc)
+                    _telemetry.count_error("run_end_hook", hook_exc)
     except Exception as err:  # noqa: BLE001
-        _state.count_error("capture", err)
+        _telemetry.count_error("capture", err)
     try:
-        store = _state.store()
+        store = _telemetry.current().run_store()
         store.put_calls(run.calls)
         if run._responses:  # noqa: SLF001 - recorded only with record_responses
             store.put_responses(run.responses())
         answer = redact_report(run.answer) if run.answer is not None else None  # URLs redacted, prose kept
         store.finish_run(run.id, ended_at=time.time(), answer=answer, error_type=run.error_type)
     except Exception as err:  # noqa: BLE001
-        _state.count_error("store_write", err)
+        _telemetry.count_error("store_write", err)
     try:
         span.end()
     except Exception as err:  # noqa: BLE001
-        _state.count_error("capture", err)
+        _telemetry.count_error("capture", err)

@@ -130,7 +130,7 @@ def _lost_writes(store: Any) -> int:
 def demo_command(args: argparse.Namespace) -> int:
     """Run ``citetrace demo``; returns the exit status."""
     from citetrace import configure
-    from citetrace.capture._state import error_counts
+    from citetrace._telemetry import current
     from citetrace.demo._catalogue import select_questions
     from citetrace.demo._faults import parse_faults
     from citetrace.demo._render import compare_expected, format_catalogue, format_result
@@ -157,7 +157,7 @@ def demo_command(args: argparse.Namespace) -> int:
     if port is None and names.ENV_METRICS_PORT not in os.environ:
         port = 0
     uri = store_uri(args.store)  # CITETRACE_STORE=ftp://x stops the demo here, naming the variable
-    write_errors = error_counts().get("store_write", 0)
+    write_errors = current().hooks.error_counts().get("store_write", 0)
     try:
         telemetry = configure(store=uri, metrics="off" if args.no_metrics else None,
                               metrics_port=None if args.no_metrics else port)
@@ -205,7 +205,7 @@ def demo_command(args: argparse.Namespace) -> int:
         pass
     finally:
         telemetry.shutdown()
-    failed = error_counts().get("store_write", 0) - write_errors + _lost_writes(store)
+    failed = current().hooks.error_counts().get("store_write", 0) - write_errors + _lost_writes(store)
     if failed:
         print(f"citetrace demo: error: {failed} write(s) to the store {uri} failed (see the warning above); "
               "the runs were not all recorded", file=sys.stderr, flush=True)

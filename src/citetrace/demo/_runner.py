@@ -38,9 +38,9 @@ def resolve_questions(questions: Iterable[Question | str] | str | None) -> tuple
 
 def _capture_store() -> Store:
     # The store citetrace's capture writes to (configure()'s, capture_spans()'s, or the lazy default).
-    from citetrace.capture import _state
+    from citetrace import _telemetry
 
-    return _state.store()
+    return _telemetry.current().run_store()
 
 
 def stored_summary(store: Store, run_id: str, *, wait_seconds: float = 2.0) -> dict[str, Any] | None:

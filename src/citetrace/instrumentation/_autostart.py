@@ -47,9 +47,9 @@ def _configure_once() -> None:
     The global TracerProvider is never taken here: it belongs to the application, which may set its own
     after start-up (then citetrace joins it, see ``citetrace._join``)."""
     from citetrace import configure
-    from citetrace._configure import current
+    from citetrace._telemetry import current
 
-    if current() is None:
+    if not current().configured:
         atexit.register(configure(set_global=False).shutdown)
 
 

@@ -10,7 +10,7 @@ from typing import Any, Collection
 from opentelemetry.instrumentation.instrumentor import BaseInstrumentor  # type: ignore[attr-defined]
 
 from citetrace import names
-from citetrace.capture import _state
+from citetrace import _telemetry
 from citetrace.instrumentation._patcher import Patcher, Row
 from citetrace.instrumentation._table import ROWS
 from citetrace.instrumentation._user_tools import parse_tools
@@ -45,7 +45,7 @@ class CiteTraceInstrumentor(BaseInstrumentor):  # type: ignore[misc]
         rows.extend(parse_tools(raw))
         provider = kwargs.get("tracer_provider")
         if provider is not None:
-            type(self)._previous_provider = _state.use_tracer_provider(provider)
+            type(self)._previous_provider = _telemetry.current().use_tracer_provider(provider)
         _PATCHER.start(rows)
 
     def _uninstrument(self, **kwargs: Any) -> None:
@@ -53,7 +53,7 @@ class CiteTraceInstrumentor(BaseInstrumentor):  # type: ignore[misc]
         previous = type(self)._previous_provider
         if previous is not _UNSET:
             type(self)._previous_provider = _UNSET
-            _state.use_tracer_provider(previous)
+            _telemetry.current().use_tracer_provider(previous)
 
     @staticmethod
     def wrapped() -> list[str]:

@@ -25,7 +25,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 from citetrace import _toolrules, names
 from citetrace._urlfind import urls_in
-from citetrace.capture import _extract, _state
+from citetrace import _telemetry
+from citetrace.capture import _extract
 from citetrace.capture._core import ToolSpec, ainvoke
 from citetrace.instrumentation import _probe, _shapes
 from citetrace.instrumentation._table_types import Switch, Wrap
@@ -142,13 +143,13 @@ def spec_for(tool: str, kind: str) -> ToolSpec:
 
 def _factory(switch: Switch) -> Callable[..., Any]:
     def wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        if not switch.active or not _state.state.enabled:
+        if not switch.active or not _telemetry.current().enabled:
             return wrapped(*args, **kwargs)
         tool = _tool_name(args, kwargs)
         try:
-            kind = _toolrules.kind_of(tool, _state.state.settings.mcp_tools) if tool else _toolrules.KIND_NONE
+            kind = _toolrules.kind_of(tool, _telemetry.current().settings.mcp_tools) if tool else _toolrules.KIND_NONE
         except Exception as exc:  # noqa: BLE001 - the rules must never break the call
-            _state.count_error("capture", exc)
+            _telemetry.count_error("capture", exc)
             kind = _toolrules.KIND_NONE
         if kind == _toolrules.KIND_NONE or tool is None:
             return wrapped(*args, **kwargs)

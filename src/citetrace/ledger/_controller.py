@@ -199,14 +199,15 @@ class RevisionController:
                   "calls": self._tool_calls_now(), "flips": self._flips()}
         token = None
         try:
-            from citetrace.capture import _state
+            from citetrace import _telemetry
 
             attrs: dict[str, Any] = {names.LEDGER_ITERATION: it.number, names.LEDGER_TRIGGER: it.trigger.kind,
                      names.LEDGER_REPAIR: it.trigger.repair, names.RUN_ID: self.ledger.run_id,
                      names.GEN_AI_AGENT_NAME: self._agent}
             if it.trigger.claim:
                 attrs[names.LEDGER_CLAIM_ID] = it.trigger.claim
-            it.span = _state.get_tracer().start_span(f"{names.LEDGER_ITERATION_SPAN} {it.number}", attributes=attrs)
+            tracer = _telemetry.current().tracer()
+            it.span = tracer.start_span(f"{names.LEDGER_ITERATION_SPAN} {it.number}", attributes=attrs)
             token = otel_context.attach(trace.set_span_in_context(it.span))
         except Exception as exc:  # noqa: BLE001 - telemetry never stops the revision
             _count(exc)
@@ -307,6 +308,6 @@ class RevisionController:
 
 
 def _count(exc: BaseException) -> None:
-    from citetrace.capture import _state
+    from citetrace import _telemetry
 
-    _state.count_error("capture", exc)
+    _telemetry.count_error("capture", exc)

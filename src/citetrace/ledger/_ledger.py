@@ -41,9 +41,9 @@ class Ledger:
         if contested_after < 1:
             raise LedgerError(f"contested_after must be >= 1, got {contested_after}")
         if store is None:
-            from citetrace.capture import _state
+            from citetrace import _telemetry
 
-            store = _state.store()
+            store = _telemetry.current().run_store()
         self.run_id = run_id
         self.store = store
         self.trace_id = trace_id
@@ -58,9 +58,9 @@ class Ledger:
     def open(cls, run_id: str, *, store: Store | None = None, **kwargs: Any) -> "Ledger":
         """Re-open a run's ledger from the store (an id prefix works); LedgerError if the store has no such run."""
         if store is None:
-            from citetrace.store import default_store
+            from citetrace import _telemetry
 
-            store = default_store()
+            store = _telemetry.current().run_store()
         record = store.get_run(run_id)
         if record is None:
             if not store.ledger_entries(run_id):

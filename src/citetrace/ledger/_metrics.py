@@ -26,9 +26,9 @@ def resolve_registry(registry: CollectorRegistry | None) -> CollectorRegistry | 
     """The given registry, else the one ``configure()`` set up, else None (no metrics)."""
     if registry is not None:
         return registry
-    from citetrace import _configure
+    from citetrace import _telemetry
 
-    found = getattr(_configure.current(), "registry", None)
+    found = _telemetry.current().registry
     return found if isinstance(found, CollectorRegistry) else None
 
 

@@ -55,8 +55,6 @@ __all__ = [
     "set_default_store",
 ]
 
-_lock = threading.Lock()
-_default: Store | None = None
 _log = logging.getLogger("citetrace")
 _warned: set[str] = set()
 
@@ -188,20 +186,19 @@ def _configured_uri(uri: str) -> StoreURI:
 
 
 def default_store() -> Store:
-    """The process's store (``agent_store()`` from the settings), made on first use."""
-    global _default
-    if _default is None:
-        with _lock:
-            if _default is None:
-                _default = agent_store()
-    return _default
+    """The current telemetry's store (``citetrace._telemetry.current().run_store()``): the configured one, else
+    ``agent_store()`` from the settings, made on first use."""
+    from citetrace import _telemetry  # late: the telemetry is built on this package
+
+    return _telemetry.current().run_store()
 
 
 def set_default_store(store: Store | None) -> Store | None:
-    """Replace the process's store (``configure()`` and tests); returns the previous one."""
-    global _default
-    with _lock:
-        previous, _default = _default, store
+    """Replace the current telemetry's store (None: the settings' one, made on first use); returns the previous."""
+    from citetrace import _telemetry
+
+    telemetry = _telemetry.current()
+    previous, telemetry.store = telemetry.store, store
     return previous
 
 

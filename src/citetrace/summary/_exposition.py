@@ -16,10 +16,9 @@ __all__ = ["start_metrics_server", "metrics_wsgi_app", "metrics_asgi_app"]
 def _resolve(registry: CollectorRegistry | None) -> CollectorRegistry:
     if registry is not None:
         return registry
-    from citetrace import _configure  # late: summary must not depend on configure at import time
+    from citetrace import _telemetry
 
-    telemetry = _configure.current()
-    found = getattr(telemetry, "registry", None)
+    found = _telemetry.current().registry
     if not isinstance(found, CollectorRegistry):
         raise RuntimeError(
             "no citetrace metrics registry: call citetrace.configure() with metrics enabled, or pass registry="

@@ -26,15 +26,9 @@ from opentelemetry.trace import Span as ApiSpan
 from opentelemetry.trace import StatusCode, TracerProvider
 from prometheus_client import CollectorRegistry
 
-from citetrace import names
+from citetrace import _telemetry, names
 from citetrace._forksafe import reset_after_fork
 from citetrace._logonce import OnceLogger
-from citetrace.capture._hooks import (
-    register_error_listener,
-    register_run_end_hook,
-    unregister_error_listener,
-    unregister_run_end_hook,
-)
 from citetrace.config import Settings, load_settings
 from citetrace._exitbound import exit_bound_seconds
 from citetrace.store._buffered import BufferedStore
@@ -109,10 +103,11 @@ class TraceSummaryProcessor(SpanProcessor):
             self._metrics.watch_store(store)
         if self._metrics is not None:
             self._metrics.set_in_flight(lambda: float(len(p._traces)) if (p := ref()) is not None else 0.0)
+        self._hooks = _telemetry.current().hooks  # handed from each telemetry to the next
         self._hook = self._make_hook(ref)
-        register_run_end_hook(self._hook)
+        self._hooks.run_end.add(self._hook)
         self._error_listener = self._make_error_listener(ref)
-        register_error_listener(self._error_listener)
+        self._hooks.error_listeners.add(self._error_listener)
 
     def _reset_state(self) -> None:
         self._lock = threading.Lock()
@@ -453,8 +448,8 @@ class TraceSummaryProcessor(SpanProcessor):
             return
         self._shut = True
         try:
-            unregister_run_end_hook(self._hook)
-            unregister_error_listener(self._error_listener)
+            self._hooks.run_end.remove(self._hook)
+            self._hooks.error_listeners.remove(self._error_listener)
             out: list[ReadableSpan] = []
             with self._lock:
                 for tid in list(self._traces):

@@ -62,7 +62,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, AsyncGenerator, Callable, Coroutine, Generator, Literal
 
-from citetrace.capture import _state
+from citetrace import _telemetry
 from citetrace.capture._context import CURRENT_RUN
 from citetrace.capture._run import Run, attach_run, detach_run, finish_run, run_context, start_run
 from citetrace.instrumentation._table_types import Switch, Wrap
@@ -189,7 +189,7 @@ class _Scope:
             try:
                 run.record_answer(answer)
             except Exception as err:  # noqa: BLE001
-                _state.count_error("capture", err)
+                _telemetry.count_error("capture", err)
         if not self.owned:
             return
         if self.keep and exc is None and self.instance is not None:
@@ -215,7 +215,7 @@ def _guard(getter: Getter, instance: Any, args: tuple[Any, ...], kwargs: dict[st
         value = getter(instance, args, kwargs)
         return value.strip() or None if isinstance(value, str) else None
     except Exception as exc:  # noqa: BLE001 - a framework's shape changed: no name, never a broken agent
-        _state.count_error("capture", exc)
+        _telemetry.count_error("capture", exc)
         return None
 
 
@@ -224,7 +224,7 @@ def _guard_answer(read: Callable[[Any], str | None], value: Any) -> str | None:
         text = read(value)
         return text if isinstance(text, str) else None
     except Exception as exc:  # noqa: BLE001
-        _state.count_error("capture", exc)
+        _telemetry.count_error("capture", exc)
         return None
 
 
@@ -244,7 +244,7 @@ class _Best:
         try:
             found = self.read(item)
         except Exception as exc:  # noqa: BLE001
-            _state.count_error("capture", exc)
+            _telemetry.count_error("capture", exc)
             return
         if found is not None and found[0] >= self.priority and isinstance(found[1], str):
             self.priority, self.text = found
@@ -254,12 +254,12 @@ def boundary_wrapper(boundary: Boundary, switch: Switch) -> Callable[..., Any]:
     """The wrapt wrapper for one boundary (``agent_row`` builds it; exposed for tests and user targets)."""
 
     def wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        if not switch.active or _IN_AGENT.get() or not _state.state.enabled:
+        if not switch.active or _IN_AGENT.get() or not _telemetry.current().enabled:
             return wrapped(*args, **kwargs)
         try:
             scope = _Scope(boundary, instance, args, kwargs)
         except Exception as exc:  # noqa: BLE001
-            _state.count_error("capture", exc)
+            _telemetry.count_error("capture", exc)
             return wrapped(*args, **kwargs)
         tokens = scope.enter()
         try:

@@ -22,7 +22,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
-from citetrace.capture import _state
+from citetrace import _telemetry
 from citetrace.instrumentation._agents._boundary import Boundary, _Scope, in_agent
 from citetrace.instrumentation._table_types import Switch, Wrap
 
@@ -56,12 +56,12 @@ def context_row(dist: str, module: str, target: str, boundary: Boundary) -> Wrap
 def _scope_for(switch: Switch, boundary: Boundary, instance: Any, args: tuple[Any, ...],
                kwargs: dict[str, Any]) -> _Scope | None:
     """A new scope, or None when the call should go straight through (off, nested, or our failure)."""
-    if not switch.active or in_agent() or not _state.state.enabled:
+    if not switch.active or in_agent() or not _telemetry.current().enabled:
         return None
     try:
         return _Scope(boundary, instance, args, kwargs)
     except Exception as exc:  # noqa: BLE001
-        _state.count_error("capture", exc)
+        _telemetry.count_error("capture", exc)
         return None
 
 
@@ -89,7 +89,7 @@ def _end_when_done(scope: _Scope, later: Later, handle: Any) -> None:
     try:
         future = asyncio.ensure_future(later.done(handle))
     except Exception as exc:  # noqa: BLE001 - the handle changed shape: end the run now, answer unknown
-        _state.count_error("capture", exc)
+        _telemetry.count_error("capture", exc)
         scope.end(None, None)
         return
 
@@ -103,7 +103,7 @@ def _end_when_done(scope: _Scope, later: Later, handle: Any) -> None:
             try:
                 error = later.failure(handle)
             except Exception as exc:  # noqa: BLE001
-                _state.count_error("capture", exc)
+                _telemetry.count_error("capture", exc)
         scope.end(error, None if error is not None else scope.answer_of(handle))
 
     future.add_done_callback(on_done)

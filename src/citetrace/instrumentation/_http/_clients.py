@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 
 from citetrace import names
 from citetrace.capture import ToolSpec, ainvoke, in_tool_call, invoke
-from citetrace.capture import _state
+from citetrace import _telemetry
 from citetrace.instrumentation._http._endpoints import Endpoint, RequestInfo, Results, match
 from citetrace.instrumentation._table_types import Switch, Wrap
 
@@ -83,14 +83,14 @@ def _httpx_info(args: Sequence[Any], kwargs: dict[str, Any]) -> tuple[str, str, 
 
 def _recognised(info: Callable[[Sequence[Any], dict[str, Any]], tuple[str, str, Any, bool] | None],
                 args: Sequence[Any], kwargs: dict[str, Any]) -> ToolSpec | None:
-    if in_tool_call() or not _state.state.enabled:
+    if in_tool_call() or not _telemetry.current().enabled:
         return None
     try:
         seen = info(args, kwargs)
         found = match(seen[0], seen[1], seen[2]) if seen is not None else None
         return spec_for(found[0], found[1], seen[3]) if found is not None and seen is not None else None
     except Exception as exc:  # noqa: BLE001 - never let recognition break the request
-        _state.count_error("capture", exc)
+        _telemetry.count_error("capture", exc)
         return None
 
 

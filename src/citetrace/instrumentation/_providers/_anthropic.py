@@ -21,7 +21,7 @@ import binascii
 from typing import Any, Callable
 
 from citetrace import names
-from citetrace.capture import _state
+from citetrace import _telemetry
 from citetrace.instrumentation._providers._record import (
     FETCH, SEARCH, Folder, Reading, ServerCall, _read_safely, field, response_wrapper,
 )
@@ -139,7 +139,7 @@ def _snapshot_reader(is_async: bool) -> Callable[[Switch], Any]:
         try:
             snapshot = instance._current_snapshot_or_none()  # noqa: SLF001 - the SDK's own accumulated message
         except Exception as exc:  # noqa: BLE001
-            _state.count_error("capture", exc)
+            _telemetry.count_error("capture", exc)
             return
         if snapshot is not None:
             _read_safely(read_message, snapshot, {})
@@ -147,7 +147,7 @@ def _snapshot_reader(is_async: bool) -> Callable[[Switch], Any]:
     def factory(switch: Switch) -> Any:
         def wrapper(wrapped: Any, instance: Any, args: Any, kwargs: Any) -> Any:
             events = wrapped(*args, **kwargs)
-            if not (switch.active and _state.state.enabled):
+            if not (switch.active and _telemetry.current().enabled):
                 return events
             if is_async:
                 async def agen() -> Any:

@@ -21,7 +21,7 @@ from opentelemetry import trace
 
 from citetrace import names
 from citetrace.capture import current_run, invoke
-from citetrace.capture import _state
+from citetrace import _telemetry
 from citetrace.capture._core import ToolSpec
 from citetrace.instrumentation._table_types import Switch
 
@@ -117,7 +117,7 @@ def _read_safely(read: Callable[[Any, dict[str, Any]], Reading | None], result: 
         if reading is not None:
             record(reading)
     except Exception as exc:  # noqa: BLE001 - a response shape we misread must never reach the caller
-        _state.count_error("capture", exc)
+        _telemetry.count_error("capture", exc)
 
 
 def _parsed(result: Any) -> Any:
@@ -145,7 +145,7 @@ class _StreamProxy(wrapt.ObjectProxy):  # type: ignore[misc,type-arg]
         try:
             self._self_fold.add(event)
         except Exception as exc:  # noqa: BLE001
-            _state.count_error("capture", exc)
+            _telemetry.count_error("capture", exc)
 
     def __iter__(self) -> "_StreamProxy":
         return self
@@ -227,7 +227,7 @@ def _proxy_raw_stream(raw: Any, folder: Callable[[Any], Folder], done: Callable[
                 if value is stream:
                     cache[key] = proxy
     except Exception as exc:  # noqa: BLE001 - never break the caller's stream
-        _state.count_error("capture", exc)
+        _telemetry.count_error("capture", exc)
 
 
 def response_wrapper(read: Callable[[Any, dict[str, Any]], Reading | None],
@@ -250,7 +250,7 @@ def response_wrapper(read: Callable[[Any, dict[str, Any]], Reading | None],
         try:
             body = _parsed(result)
         except Exception as exc:  # noqa: BLE001
-            _state.count_error("capture", exc)
+            _telemetry.count_error("capture", exc)
             return result
         _read_safely(read, body, kwargs)
         return result
@@ -260,13 +260,13 @@ def response_wrapper(read: Callable[[Any, dict[str, Any]], Reading | None],
 
             async def awrapper(wrapped: Any, instance: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
                 result = await wrapped(*args, **kwargs)
-                return handle(result, kwargs) if switch.active and _state.state.enabled else result
+                return handle(result, kwargs) if switch.active and _telemetry.current().enabled else result
 
             return awrapper
 
         def wrapper(wrapped: Any, instance: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
             result = wrapped(*args, **kwargs)
-            return handle(result, kwargs) if switch.active and _state.state.enabled else result
+            return handle(result, kwargs) if switch.active and _telemetry.current().enabled else result
 
         return wrapper
 
@@ -285,7 +285,7 @@ def chunks_wrapper(read: Callable[[Any, dict[str, Any]], Reading | None], pick: 
 
     def factory(switch: Switch) -> Any:
         def active() -> bool:
-            return switch.active and _state.state.enabled
+            return switch.active and _telemetry.current().enabled
 
         if is_async:
 
