@@ -25,6 +25,7 @@ from citetrace.eval._extractive import (
 )
 from citetrace.eval._facts import Fact, comparable, extract_facts, facts_equal
 from citetrace.eval._passages import simple_sentences
+from citetrace.eval._roles import role_word_conflict
 from citetrace.eval._slots import role_conflict, slot_conflict
 from citetrace.eval._types import ABSENT, CONTRADICTED, PARTIAL, SUPPORTED, Passage, Verdict
 
@@ -85,7 +86,7 @@ class DeterministicJudge:
         page = "\n".join(p.text for p in passages)
         for s in aligned:
             conflict = direction_conflict(claim, s.text) or from_to_swapped(claim, s.text) or entity_conflict(
-                claim, s.text, page)
+                claim, s.text, page) or role_word_conflict(claim, s.text)
             if conflict and s.overlap >= max(2, min(len(anchor_words(claim)), 3)):
                 return Verdict(CONTRADICTED, self.name, s.text.strip(), conflict[1], (conflict[0],))
         if not claim_facts:

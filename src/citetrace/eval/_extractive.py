@@ -70,10 +70,11 @@ def extractive_support(claim: str, sentence: str) -> bool:
 
 _UP = frozenset(stem(w) for w in "rise rose risen rising increase increased grow grew grown growing up climb climbed "
                 "gain gained higher jump jumped surge surged expand expanded soar soared doubled tripled larger "
-                "bigger more".split())
+                "bigger more rebound rebounded advance advanced".split())
 _DOWN = frozenset(stem(w) for w in "fall fell fallen falling decrease decreased decline declined shrink shrank "
                   "shrunk down drop dropped lower slump slumped contract contracted plunge plunged halved "
-                  "reduce reduced cut smaller fewer less".split())
+                  "reduce reduced cut smaller fewer less slip slipped slide slid dip dipped ease eased sink sank "
+                  "tumble tumbled shed".split())
 _PAIRS: tuple[tuple[frozenset[str], frozenset[str], str], ...] = (
     (_UP, _DOWN, "rose / fell"),
     (frozenset({stem("approved"), stem("approve")}), frozenset({stem("rejected"), stem("reject")}),
@@ -135,12 +136,18 @@ _FROM_TO = re.compile(r"\bfrom\s+(.{1,40}?)\s+to\s+(.{1,40}?)(?=[,;.]\s|[,;.]?$|
                       re.I)
 
 
+_TO_FROM = re.compile(r"\bto\s+(.{1,40}?)\s+from\s+(.{1,40}?)(?=[,;.]\s|[,;.]?$|\s+(?:in|by|at|on|over|between|"
+                      r"which|as)\b)", re.I)
+
+
 def _from_to(text: str) -> list[tuple[Fact, Fact]]:
+    """(from, to) value pairs: "from A to B", and "to B from A" ("slipped to 28 % from 31 %")."""
     out = []
-    for m in _FROM_TO.finditer(text):
-        a, b = extract_facts(m.group(1)), extract_facts(m.group(2))
-        if a and b and a[0].kind == b[0].kind:
-            out.append((a[0], b[0]))
+    for pattern, order in ((_FROM_TO, (1, 2)), (_TO_FROM, (2, 1))):
+        for m in pattern.finditer(text):
+            a, b = extract_facts(m.group(order[0])), extract_facts(m.group(order[1]))
+            if a and b and a[0].kind == b[0].kind:
+                out.append((a[0], b[0]))
     return out
 
 

@@ -1,0 +1,106 @@
+"""Word-level contradictions that need no number: who did it, which member of a list, for or against,
+ending or continuing.
+
+Each rule fires only where a passage sentence aligns strongly with the claim (the caller checks) and
+neither side is negated, and each needs the page to fill the claim's slot with something else, never just
+a missing word, so that a paraphrase stays PARTIAL:
+
+- **agent**: "led by an existing investor" against "led by Northgate Ventures, with participation from
+  two existing investors": the same verb with "by", the claim's agent sharing no word with the page's,
+  and every word of the claim's agent used elsewhere in that sentence (in another role). An agent the
+  page never mentions ("funded by the EU" against "funded by the European Commission") is not judged.
+- **list**: "included in the Starter plan" against "available on the Business and Enterprise plans": the
+  same head noun after a run of names, and the claim's name not among the page's.
+- **stance**: "voted for" against "voted against" (also argued, campaigned, spoke).
+- **state**: a claim that something is ending (ends, scrapped, cancelled, discontinued) against a page that
+  says it becomes permanent, is extended or continues, or the reverse; "old" against "new" before the
+  same noun.
+"""
+
+from __future__ import annotations
+
+import re
+
+from citetrace.eval._align import content_stems, stem
+from citetrace.eval._facts import extract_facts
+
+__all__ = ["role_word_conflict"]
+
+_NEGATED = re.compile(r"\b(?:not|no|never|without|neither|nor|cannot)\b|n't\b", re.I)
+_AGENT = re.compile(r"\b([a-z]+)\s+by\s+([^,.;:()]{2,60}?)(?=\s*(?:[,.;:()]|\bwith\b|\band\b|\bwho\b|$))")
+_LIST = re.compile(r"\b((?:[A-Z][\w'’-]+)(?:(?:\s*,\s*|\s+(?:and|or)\s+)[A-Z][\w'’-]+)*)\s+([a-z]{3,})\b")
+_STANCE = re.compile(r"\b(vot\w*|argu\w*|campaign\w*|spoke|speak\w*)\s+(for|in favour of|in favor of|against)\b",
+                     re.I)
+_ENDING = frozenset("ending ended ends scrapped scrapping cancelled canceled cancelling discontinued axed "
+                    "abandoned".split())
+_CONTINUING = frozenset("permanent permanently extended continues continue continued continuing renewed "
+                        "retained".split())
+_AGE = re.compile(r"\b(old|new)\s+([a-z]{3,})\b", re.I)
+
+
+def _agent(claim: str, sentence: str) -> str | None:
+    theirs = {stem(m.group(1)): m.group(2) for m in _AGENT.finditer(sentence)}
+    sentence_stems = set(content_stems(sentence))
+    for m in _AGENT.finditer(claim):
+        other = theirs.get(stem(m.group(1)))
+        mine = set(content_stems(m.group(2)))
+        if other is None or not mine or extract_facts(m.group(2)) or extract_facts(other):
+            continue
+        if not mine & set(content_stems(other)) and mine <= sentence_stems:
+            return f"the passage says {m.group(1)} by {other.strip()!r}, not {m.group(2).strip()!r}"
+    return None
+
+
+def _names(text: str) -> dict[str, set[str]]:
+    """Head noun stem -> the names written before it ("Business and Enterprise plans": plan -> both)."""
+    out: dict[str, set[str]] = {}
+    for m in _LIST.finditer(text):
+        names = {n.lower() for n in re.split(r"\s*,\s*|\s+(?:and|or)\s+", m.group(1)) if n}
+        if m.start() == 0 or text[m.start() - 2:m.start()].strip() in (".", ""):
+            names = {n for n in names if n != m.group(1).split()[0].lower()} or names
+        out.setdefault(stem(m.group(2)), set()).update(names)
+    return out
+
+
+def _list(claim: str, sentence: str) -> str | None:
+    theirs = _names(sentence)
+    for head, mine in _names(claim).items():
+        if head in theirs and not mine & theirs[head] and len(theirs[head]) >= 2:
+            return f"the passage names {', '.join(sorted(theirs[head]))}, not {', '.join(sorted(mine))}"
+    return None
+
+
+def _stance(claim: str, sentence: str) -> str | None:
+    def sides(text: str) -> set[str]:
+        return {"against" if m.group(2).lower() == "against" else "for" for m in _STANCE.finditer(text)}
+
+    mine, theirs = sides(claim), sides(sentence)
+    if len(mine) == 1 and len(theirs) == 1 and mine != theirs:
+        return f"the passage says {theirs.pop()}, the claim {mine.pop()}"
+    return None
+
+
+def _state(claim: str, sentence: str) -> str | None:
+    c, s = set(re.findall(r"[a-z]+", claim.lower())), set(re.findall(r"[a-z]+", sentence.lower()))
+    for mine, theirs, name in ((_ENDING, _CONTINUING, "ending / continuing"),
+                               (_CONTINUING, _ENDING, "continuing / ending")):
+        if c & mine and not c & theirs and s & theirs and not s & mine:
+            return f"the passage states the opposite ({name})"
+    ages = {stem(m.group(2)): m.group(1).lower() for m in _AGE.finditer(sentence)}
+    for m in _AGE.finditer(claim):
+        other = ages.get(stem(m.group(2)))
+        if other and other != m.group(1).lower() and not re.search(rf"\b{m.group(1)}\s+{m.group(2)}", sentence, re.I):
+            return f"the passage says {other} {m.group(2)}, not {m.group(1).lower()} {m.group(2)}"
+    return None
+
+
+def role_word_conflict(claim: str, sentence: str) -> tuple[str, str] | None:
+    """(flag, explanation) for the first rule above that fires, or None."""
+    if _NEGATED.search(claim) or _NEGATED.search(sentence):
+        return None
+    for flag, rule in (("agent_mismatch", _agent), ("list_mismatch", _list), ("stance_mismatch", _stance),
+                       ("state_mismatch", _state)):
+        found = rule(claim, sentence)
+        if found:
+            return flag, found
+    return None
