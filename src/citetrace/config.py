@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, TypeVar
 
-from citetrace import _toolrules, names
+from citetrace import _fetchrules, _toolrules, names
 
 __all__ = ["Settings", "load_settings", "env_flag"]
 
@@ -52,6 +52,7 @@ class Settings:
     replay: str | None = None
     replay_miss: str = "error"
     mcp_tools: str | None = None
+    fetch_rules: str | None = None
 
     @property
     def sampling_mode(self) -> str:
@@ -160,6 +161,7 @@ _ENV: dict[str, tuple[tuple[str, ...], Callable[[str], Any]]] = {
     "replay": ((names.ENV_REPLAY,), _nonempty),
     "replay_miss": ((names.ENV_REPLAY_MISS,), _parse_miss),
     "mcp_tools": ((names.ENV_MCP_TOOLS,), _toolrules.normalise),
+    "fetch_rules": ((names.ENV_FETCH_RULES,), _fetchrules.normalise),
 }
 
 _warned: set[tuple[str, str]] = set()
@@ -239,6 +241,11 @@ def _check_override(field_name: str, value: Any) -> None:
             _toolrules.parse_rules(value)
         except ValueError as exc:
             raise ValueError(f"citetrace setting mcp_tools: {exc}") from None
+    if field_name == "fetch_rules" and isinstance(value, str):
+        try:
+            _fetchrules.parse_rules(value.strip())
+        except ValueError as exc:
+            raise ValueError(f"citetrace setting fetch_rules: {exc}") from None
     if field_name == "metrics" and value not in ("embedded", "off"):
         raise ValueError(f"citetrace setting metrics={value!r}: expected 'embedded' or 'off'")
     if field_name == "sample_percent" and not 0 <= float(value) <= 100:

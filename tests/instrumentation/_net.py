@@ -8,12 +8,14 @@ server, prefixing the path with the original host, so the library's parsing runs
 
 from __future__ import annotations
 
+import socket
 import threading
 import urllib.error
 import urllib.parse
 import urllib.request
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Iterable, Iterator
 
 
 def local_url(base: str, url: str) -> str:
@@ -22,6 +24,38 @@ def local_url(base: str, url: str) -> str:
     if parts.hostname in ("127.0.0.1", "localhost"):
         return url
     return f"{base}/{parts.hostname}{parts.path}" + (f"?{parts.query}" if parts.query else "")
+
+
+@contextmanager
+def fake_dns(hosts: Iterable[str]) -> Iterator[None]:
+    """Resolve each named host to 127.0.0.1 (every client's DNS lookup ends in ``socket.getaddrinfo``), so a
+    real client sends its real request for ``http://<host>:<local port>/...`` to a local server; every other
+    name resolves as before. Proxy variables are ignored meanwhile."""
+    import os
+
+    names = {host.lower() for host in hosts}
+    original = socket.getaddrinfo
+    saved = {k: os.environ.pop(k) for k in list(os.environ) if k.lower().endswith("_proxy")}
+
+    def getaddrinfo(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+        name = host.decode() if isinstance(host, bytes) else host
+        if isinstance(name, str) and name.lower() in names:
+            return original("127.0.0.1", port, *args, **kwargs)
+        return original(host, port, *args, **kwargs)
+
+    socket.getaddrinfo = getaddrinfo
+    try:
+        yield
+    finally:
+        socket.getaddrinfo = original
+        os.environ.update(saved)
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (connecting is refused)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
 class LocalServer:

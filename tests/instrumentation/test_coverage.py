@@ -60,8 +60,8 @@ def test_every_endpoint_is_listed_with_a_query_source_that_works() -> None:
     """Each endpoint has a line, and each query field it names really yields the query through the rule."""
     text = _coverage.render()
     for e in ENDPOINTS:
-        line = _line_of(text, f"`{e.host}{e.path}`")
-        assert f"| {e.method} |" in line and (e.reads or "result URLs") in line
+        line = _line_of(text, f"`{e.host}{e.path}` | {e.method} |")  # one host and path may answer two methods
+        assert (e.reads or "result URLs") in line
         params = re.findall(r"`(\w+)` URL parameter", line)
         body = re.findall(r"`(\w+)` in the JSON body", line)
         assert params or body

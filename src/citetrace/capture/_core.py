@@ -25,6 +25,7 @@ from citetrace.capture import _extract, _replay
 from citetrace.capture._responses import args_key, encode_exception, encode_result
 from citetrace.capture._context import CURRENT_RUN, IN_TOOL, TOOL_CALL_ID, in_tool_call, run_in_context
 from citetrace.capture._failure import record_failure
+from citetrace.capture._status import observed_status
 
 __all__ = ["ToolSpec", "invoke", "ainvoke", "in_tool_call"]
 
@@ -147,6 +148,8 @@ class _Call:
         if status is None and fast is None:
             status = _extract.returned_failure(result)
         http_status = _extract.http_status_of(result) if fast is None else None
+        if http_status is None:  # the library hid it (an error page as text, a sentence): the probe's
+            http_status = observed_status()
         if http_status is not None:
             attrs[names.HTTP_RESPONSE_STATUS_CODE] = http_status
         urls: list[str] = []
@@ -220,6 +223,8 @@ class _Call:
         if self.rkey is not None and self.run is not None:
             self.run.add_response(self.spec.name, self.rkey, encode_exception(exc))
         http_status = _extract.http_status_of_exc(exc)
+        if http_status is None:  # ValueError(<error JSON>), UsageLimitExceededError: the probe saw the status
+            http_status = observed_status()
         status = self.spec.classify_exception(exc) if self.spec.classify_exception else None
         if status is not None and status not in names.TOOL_STATUSES:
             raise ValueError(f"classify_exception returned {status!r}; expected one of {names.TOOL_STATUSES}")

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from citetrace import names
+from citetrace._fetchrules import SHIPPED
 from citetrace.instrumentation._http._endpoints import ENDPOINTS, Endpoint, RequestInfo
 from citetrace.instrumentation._patcher import Row
 from citetrace.instrumentation._table import ROWS
@@ -43,7 +44,7 @@ _WRAP_KINDS = (
     ("citetrace.instrumentation._providers", "provider search",
      "the model's own web searches and fetches, their URLs and the answer's citations (docs/provider-search.md)"),
     ("citetrace.instrumentation._http", "HTTP client",
-     "requests to the search endpoints below, as search spans (docs/http-search.md)"),
+     "requests to the search endpoints below, as search spans; opted-in fetch rules as fetch spans (docs/http-search.md)"),
     ("citetrace.instrumentation._threads", "thread context", "the current run, carried into the worker thread"),
     ("citetrace.instrumentation._mcp", "MCP tool",
      "search or fetch by tool-name rules: query or URL from the arguments; result URLs; page text "
@@ -120,7 +121,8 @@ def _query_source(endpoint: Endpoint) -> str:
 def _clients() -> str:
     http = [row for row in ROWS if isinstance(row, Wrap)
             and getattr(row.factory, "__module__", "").startswith("citetrace.instrumentation._http")]
-    return ", ".join(dict.fromkeys(f"{row.dist} {_versions(row.dist)}" for row in http))
+    return ", ".join(dict.fromkeys(f"{row.dist} {_versions(row.dist)}" if row.dist
+                                   else f"{row.module.partition('.')[0]} (standard library)" for row in http))
 
 
 def _endpoints(endpoints: Iterable[Endpoint]) -> list[str]:
@@ -131,11 +133,24 @@ def _endpoints(endpoints: Iterable[Endpoint]) -> list[str]:
     return lines
 
 
+def _fetch_rules() -> list[str]:
+    lines = ["| Rule | Endpoint | Method | Kind | What is read |", "| --- | --- | --- | --- | --- |"]
+    for rule in SHIPPED.values():
+        where = f"`{rule.host}{rule.path}<url>`" if rule.param is None else f"`{rule.host}{rule.path}?{rule.param}=<url>`"
+        text = f"page text: the body, or `{'.'.join(rule.json_content)}` of a JSON answer" if rule.json_content \
+            else "page text: the body"
+        lines.append(f"| {rule.name} | {where} | {', '.join(rule.methods)} | fetch | the page URL `<url>`; {text} |")
+    return lines
+
+
 def render() -> str:
     """The full text of docs/coverage.md."""
     out = [_HEADER, "## Libraries", "", *_libraries(), "", "## Search APIs over plain HTTP", "",
            f"Recognised on every call made through: {_clients()}. No other host becomes a span this way; a call "
-           "that a library row above already covers gets one span, not two.", "", *_endpoints(ENDPOINTS), ""]
+           "that a library row above already covers gets one span, not two.", "", *_endpoints(ENDPOINTS), "",
+           "## Fetch rules over plain HTTP (opt-in)", "",
+           f"Off unless named in `{names.ENV_FETCH_RULES}` (or `configure(fetch_rules=...)`), through the same "
+           "clients; your own rules are added there too (docs/http-search.md).", "", *_fetch_rules(), ""]
     return "\n".join(out)
 
 

@@ -16,6 +16,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar, Token
 from typing import Any, Callable, Iterator
 
+from citetrace.capture._status import set_status_source
+
 __all__ = ["scope", "open_scope", "close_scope", "record", "saw", "saw_failure", "in_scope", "last_status", "status_recorder"]
 
 
@@ -119,3 +121,6 @@ def status_recorder(status_of: Callable[[tuple[Any, ...], dict[str, Any], Any], 
         return result
 
     return wrapper
+
+
+set_status_source(last_status)  # capture reads the probe's last status through this one seam

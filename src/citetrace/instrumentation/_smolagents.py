@@ -4,7 +4,8 @@
 The search tools return markdown (``[title](url)`` per result) and raise when nothing is found;
 ``DuckDuckGoSearchTool`` calls ddgs, whose own row is then suppressed (the tool's span wins).
 ``VisitWebpageTool`` never raises: it returns the page as markdown or an error sentence, which is
-classified here (``429`` in it means ``rate_limited``).
+classified here (``429`` in it means ``rate_limited``) and never stored as the page's text; the status code
+comes from the ``requests`` probe.
 
 ``ApiWebSearchTool`` (Brave by default) calls ``raise_for_status``: its ``HTTPError`` carries the status.
 ``GoogleSearchTool`` (serper or serpapi) raises ``ValueError(<the error JSON>)``, which carries no status,
@@ -52,8 +53,15 @@ def _search_spec(name: str, nothing: Callable[[BaseException], str | None] = _NO
                     classify_exception=nothing)
 
 
+def _visit_text(result: Any) -> str | None:
+    """The page's markdown; the tool's error sentence is not the page's text (an empty document)."""
+    if isinstance(result, str) and result.startswith(_VISIT_ERRORS):
+        return ""
+    return None
+
+
 VISIT = ToolSpec("smolagents.visit_webpage", names.TOOL_KIND_FETCH, classify=_visit_status,
-                 is_rate_limit=_shapes.rate_limited)
+                 is_rate_limit=_shapes.rate_limited, result_text=_visit_text)
 
 ROWS = (
     Patch(DIST, _MODULE, "DuckDuckGoSearchTool.forward", _search_spec("smolagents.duckduckgo_search")),

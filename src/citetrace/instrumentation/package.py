@@ -45,6 +45,7 @@ SUPPORTED: Final[dict[str, str]] = {
     "perplexityai": ">=0.10,<1",
     "requests": ">=2.28,<3",
     "httpx": ">=0.24,<1",
+    "aiohttp": ">=3.9,<4",
     "mcp": ">=1.9,<3",
 }
 """Distribution name -> supported version range (PEP 440 specifier)."""

@@ -1,105 +1,92 @@
-"""The HTTP clients' send methods, watched for the recognised search endpoints (``_endpoints``).
+"""The HTTP clients' send methods, watched for the recognised search endpoints and the opted-in fetch rules.
 
-``requests.Session.send`` and ``httpx.Client.send`` / ``AsyncClient.send`` see every request those clients
-make: a request to a recognised endpoint becomes one search span through capture's ``invoke`` (status,
-count, URLs and page text read from the documented response; 429 rate_limited, other 4xx/5xx errors, a
-raised exception as everywhere else); every other request is passed through after one host lookup. A call
-already inside a tool span (tavily-python's and exa-py's own rows, a ``@traced_tool``) passes through too,
-so an SDK call that hits a recognised endpoint is one span, never two. Streamed responses
-(``stream=True``) and bodies that are not the documented JSON are not read: the span says ok, never a
-false empty, and an error response's text is never taken for a result list.
+``requests.Session.send``, ``httpx.Client.send`` / ``AsyncClient.send``, ``aiohttp.ClientSession._request``
+and ``urllib.request.OpenerDirector.open`` see every request those clients make. A request to a recognised
+search endpoint (``_endpoints``) becomes one search span, a request under a fetch rule the user turned on
+(``citetrace._fetchrules``) one fetch span of the page it fetches, both through capture's ``invoke``; every
+other request is passed through after one host lookup. A call already inside a tool span (tavily-python's
+and exa-py's own rows, a ``@traced_tool``, a redirect ``urllib`` follows inside ``open``) passes through
+too, so an SDK call that hits a recognised endpoint is one span, never two. Passing through inside a tool
+call, each client records the status it got into the call's probe scope (``_probe``), so a library that
+hides the status (tavily-python's async ``UsageLimitExceededError``, an error page returned as text) still
+gets ``http.response.status_code`` and its 429 still counts as ``rate_limited``.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Awaitable, Callable, Mapping, Sequence
 
-from citetrace import names
+from citetrace import _fetchrules, _telemetry
 from citetrace.capture import ToolSpec, ainvoke, in_tool_call, invoke
-from citetrace import _telemetry
-from citetrace.instrumentation._http._endpoints import Endpoint, RequestInfo, Results, match
+from citetrace.capture._extract import http_status_of, http_status_of_exc
+from citetrace.instrumentation import _probe
+from citetrace.instrumentation._http import _transports as t
+from citetrace.instrumentation._http._endpoints import match
+from citetrace.instrumentation._http._specs import Read, fetch_spec, search_spec
 from citetrace.instrumentation._table_types import Switch, Wrap
 
-__all__ = ["ROWS", "spec_for"]
+__all__ = ["ROWS", "recognise"]
 
 
-def spec_for(endpoint: Endpoint, info: RequestInfo, streamed: bool) -> ToolSpec:
-    """The tool spec of one recognised call; the response is parsed once, on first use."""
-    memo: dict[str, Results | None] = {}
-
-    def results(response: Any) -> Results | None:
-        if "r" not in memo:
-            memo["r"] = _parse(endpoint, response, streamed)
-        return memo["r"]
-
-    def classify(response: Any) -> str | None:
-        status = getattr(response, "status_code", None)
-        if isinstance(status, int) and status >= 400:
-            return names.STATUS_RATE_LIMITED if status == 429 else names.STATUS_ERROR
-        return names.STATUS_OK if results(response) is None else None
-
-    def urls(response: Any) -> list[str]:
-        found = results(response)  # never None: capture would read URLs off the response object itself
-        return found.urls if found is not None else []
-
-    def pages(response: Any) -> list[tuple[str, str]] | None:
-        found = results(response)
-        return found.pages if found is not None else None
-
-    return ToolSpec(name=f"{endpoint.name}_search", kind=names.TOOL_KIND_SEARCH,
-                    query_from=lambda args, kwargs: endpoint.query(info), result_urls=urls,
-                    result_count=lambda r: len(found.urls) if (found := results(r)) is not None else None,
-                    result_pages=pages, classify=classify,
-                    description=f"{endpoint.name} search API over plain HTTP")
-
-
-def _parse(endpoint: Endpoint, response: Any, streamed: bool) -> Results | None:
-    status = getattr(response, "status_code", None)
-    if streamed or not isinstance(status, int) or status >= 400:
+def recognise(sent: t.Sent | None, read: Read) -> ToolSpec | None:
+    """The spec of a recognised request (a search endpoint, then an opted-in fetch rule); None otherwise."""
+    if sent is None:
         return None
-    try:
-        return endpoint.results(response.json())
-    except Exception:  # noqa: BLE001 - not the documented JSON: an unknown shape, not an empty search
-        return None
+    found = match(sent.method, sent.url, sent.body)
+    if found is not None:
+        return search_spec(found[0], found[1], read)
+    fetch = _fetchrules.match(_telemetry.current().settings.fetch_rules, sent.method, sent.url)
+    return fetch_spec(fetch[0], fetch[1], read) if fetch is not None else None
 
 
-def _requests_info(args: Sequence[Any], kwargs: dict[str, Any]) -> tuple[str, str, Any, bool] | None:
-    request = args[0] if args else kwargs.get("request")
-    if request is None:
-        return None
-    return str(request.method or ""), str(request.url or ""), request.body, bool(kwargs.get("stream"))
-
-
-def _httpx_info(args: Sequence[Any], kwargs: dict[str, Any]) -> tuple[str, str, Any, bool] | None:
-    request = args[0] if args else kwargs.get("request")
-    if request is None:
-        return None
-    try:
-        body = request.content
-    except Exception:  # noqa: BLE001 - a streaming request body: not read here
-        body = None
-    return str(request.method), str(request.url), body, bool(kwargs.get("stream"))
-
-
-def _recognised(info: Callable[[Sequence[Any], dict[str, Any]], tuple[str, str, Any, bool] | None],
-                args: Sequence[Any], kwargs: dict[str, Any]) -> ToolSpec | None:
+def _recognised(sent_of: Callable[[], t.Sent | None], read: Callable[[t.Sent], Read]) -> ToolSpec | None:
     if in_tool_call() or not _telemetry.current().enabled:
         return None
     try:
-        seen = info(args, kwargs)
-        found = match(seen[0], seen[1], seen[2]) if seen is not None else None
-        return spec_for(found[0], found[1], seen[3]) if found is not None and seen is not None else None
+        sent = sent_of()
+        return recognise(sent, read(sent)) if sent is not None else None
     except Exception as exc:  # noqa: BLE001 - never let recognition break the request
         _telemetry.count_error("capture", exc)
         return None
 
 
-def _sync(info: Callable[[Sequence[Any], dict[str, Any]], tuple[str, str, Any, bool] | None]) -> Callable[[Switch], Any]:
+def _through(wrapped: Callable[..., Any], args: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
+    """Call straight through; inside a tool call's probe scope, record the status the client got."""
+    if not _probe.in_scope():
+        return wrapped(*args, **kwargs)
+    try:
+        response = wrapped(*args, **kwargs)
+    except BaseException as exc:
+        _probe.record(http_status_of_exc(exc))
+        raise
+    _probe.record(http_status_of(response))
+    return response
+
+
+async def _athrough(wrapped: Callable[..., Awaitable[Any]], args: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
+    """Async twin of ``_through``."""
+    if not _probe.in_scope():
+        return await wrapped(*args, **kwargs)
+    try:
+        response = await wrapped(*args, **kwargs)
+    except BaseException as exc:
+        _probe.record(http_status_of_exc(exc))
+        raise
+    _probe.record(http_status_of(response))
+    return response
+
+
+def _read_loaded(sent: t.Sent) -> Read:
+    """requests and httpx: the body is in the response (unless streamed)."""
+    return lambda response: t.reply_of(response, sent.streamed)
+
+
+def _sync(sent_of: Callable[[Sequence[Any], Mapping[str, Any]], t.Sent | None]) -> Callable[[Switch], Any]:
     def factory(switch: Switch) -> Any:
         def wrapper(wrapped: Any, instance: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
-            spec = _recognised(info, args, kwargs) if switch.active else None
+            spec = _recognised(lambda: sent_of(args, kwargs), _read_loaded) if switch.active else None
             if spec is None:
-                return wrapped(*args, **kwargs)
+                return _through(wrapped, args, kwargs)
             return invoke(spec, wrapped, args, kwargs)
 
         return wrapper
@@ -107,21 +94,84 @@ def _sync(info: Callable[[Sequence[Any], dict[str, Any]], tuple[str, str, Any, b
     return factory
 
 
-def _async(info: Callable[[Sequence[Any], dict[str, Any]], tuple[str, str, Any, bool] | None]) -> Callable[[Switch], Any]:
-    def factory(switch: Switch) -> Any:
-        async def wrapper(wrapped: Any, instance: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
-            spec = _recognised(info, args, kwargs) if switch.active else None
-            if spec is None:
-                return await wrapped(*args, **kwargs)
-            return await ainvoke(spec, wrapped, args, kwargs)
+def _httpx_async(switch: Switch) -> Any:
+    async def wrapper(wrapped: Any, instance: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
+        spec = _recognised(lambda: t.httpx_sent(args, kwargs), _read_loaded) if switch.active else None
+        if spec is None:
+            return await _athrough(wrapped, args, kwargs)
+        return await ainvoke(spec, wrapped, args, kwargs)
 
-        return wrapper
+    return wrapper
 
-    return factory
+
+class _Buffered:
+    """The body a wrapper read off a streaming client's response, for the spec to parse."""
+
+    __slots__ = ("body",)
+
+    def __init__(self) -> None:
+        self.body: bytes | None = None
+
+    def read(self, sent: t.Sent) -> Read:
+        return lambda response: t.reply_of(response, False, self.body)
+
+
+def _buffering(read_body: Callable[[Any], bytes | None], holder: _Buffered) -> Callable[[Any], Any]:
+    def call(wrapped: Callable[..., Any]) -> Callable[..., Any]:
+        def run(*args: Any, **kwargs: Any) -> Any:
+            response = wrapped(*args, **kwargs)
+            holder.body = _quietly(read_body, response)
+            return response
+
+        return run
+
+    return call
+
+
+def _quietly(read_body: Callable[[Any], bytes | None], response: Any) -> bytes | None:
+    try:
+        return read_body(response)
+    except Exception as exc:  # noqa: BLE001 - the caller reads the body itself and sees the same failure
+        _telemetry.count_error("capture", exc)
+        return None
+
+
+def _urllib(switch: Switch) -> Any:
+    def wrapper(wrapped: Any, instance: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
+        holder = _Buffered()
+        spec = _recognised(lambda: t.urllib_sent(args, kwargs), holder.read) if switch.active else None
+        if spec is None:
+            return _through(wrapped, args, kwargs)
+        return invoke(spec, _buffering(t.buffer_urllib, holder)(wrapped), args, kwargs)
+
+    return wrapper
+
+
+def _aiohttp(switch: Switch) -> Any:
+    async def wrapper(wrapped: Any, instance: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
+        holder = _Buffered()
+        spec = _recognised(lambda: t.aiohttp_sent(instance, args, kwargs), holder.read) if switch.active else None
+        if spec is None:
+            return await _athrough(wrapped, args, kwargs)
+
+        async def run(*a: Any, **k: Any) -> Any:
+            response = await wrapped(*a, **k)
+            try:
+                holder.body = await t.buffer_aiohttp(response)
+            except Exception as exc:  # noqa: BLE001 - the caller's own read sees the same failure
+                _telemetry.count_error("capture", exc)
+            return response
+
+        runner: Callable[..., Awaitable[Any]] = run
+        return await ainvoke(spec, runner, args, kwargs)
+
+    return wrapper
 
 
 ROWS: tuple[Wrap, ...] = (
-    Wrap("requests", "requests.sessions", "Session.send", _sync(_requests_info)),
-    Wrap("httpx", "httpx", "Client.send", _sync(_httpx_info)),
-    Wrap("httpx", "httpx", "AsyncClient.send", _async(_httpx_info)),
+    Wrap("requests", "requests.sessions", "Session.send", _sync(t.requests_sent)),
+    Wrap("httpx", "httpx", "Client.send", _sync(t.httpx_sent)),
+    Wrap("httpx", "httpx", "AsyncClient.send", _httpx_async),
+    Wrap("aiohttp", "aiohttp.client", "ClientSession._request", _aiohttp),
+    Wrap("", "urllib.request", "OpenerDirector.open", _urllib),
 )

@@ -94,6 +94,11 @@ ENDPOINTS: tuple[Endpoint, ...] = (
              reads="`organic[].link`"),
     Endpoint("serper", "google.serper.dev", "/news", _body("q"), lambda d: _urls(_items(d, "news"), "link"),
              reads="`news[].link`"),
+    # Serper also answers GET with URL parameters (smolagents' GoogleSearchTool calls it so)
+    Endpoint("serper", "google.serper.dev", "/search", _param("q"), lambda d: _urls(_items(d, "organic"), "link"),
+             method="GET", reads="`organic[].link`"),
+    Endpoint("serper", "google.serper.dev", "/news", _param("q"), lambda d: _urls(_items(d, "news"), "link"),
+             method="GET", reads="`news[].link`"),
     Endpoint("serpapi", "serpapi.com", "/search", _param("q"),
              lambda d: _urls(_items(d, "organic_results"), "link"), method="GET",
              reads="`organic_results[].link`"),
@@ -120,7 +125,7 @@ HOSTS = frozenset(e.host for e in ENDPOINTS)
 """The hosts to look at; any other request is passed through after one set lookup."""
 
 
-def match(method: str, url: str, body: bytes | str | None) -> tuple[Endpoint, RequestInfo] | None:
+def match(method: str, url: str, body: bytes | str | Mapping[str, Any] | None) -> tuple[Endpoint, RequestInfo] | None:
     """The endpoint a request goes to, with what the request said; None for every other request."""
     parts = urlsplit(url)
     host = (parts.hostname or "").lower()
@@ -135,7 +140,9 @@ def match(method: str, url: str, body: bytes | str | None) -> tuple[Endpoint, Re
     return endpoint, RequestInfo(method.upper(), host, path, params, _json_body(body))
 
 
-def _json_body(body: bytes | str | None) -> Mapping[str, Any]:
+def _json_body(body: bytes | str | Mapping[str, Any] | None) -> Mapping[str, Any]:
+    if isinstance(body, Mapping):  # aiohttp's json= (or form data=) before it is encoded
+        return body
     if not body:
         return {}
     try:
