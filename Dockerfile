@@ -12,7 +12,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 WORKDIR /src
 COPY pyproject.toml README.md hatch_build.py ./
 COPY src ./src
-RUN pip install . \
+RUN pip install ".[serve,demo]" \
     && useradd --create-home --uid 10001 citetrace \
     && mkdir -p /data \
     && chown citetrace /data

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import socket
+from pathlib import Path
 
 import pytest
 from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcExporter
@@ -34,12 +35,43 @@ def test_protocol_per_signal_wins_and_grpc_is_honoured() -> None:
     assert isinstance(exporter, GrpcExporter)  # an endpoint was set: the SDK's exporter, unwrapped
 
 
-def test_http_json_is_not_silently_protobuf(caplog: pytest.LogCaptureFixture) -> None:
-    """http/json, which no Python exporter speaks, says so in one warning and exports http/protobuf."""
-    with caplog.at_level(logging.WARNING, logger="citetrace"):
-        (exporter,) = exporters_from_env({"OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"})
-    assert isinstance(_inner(exporter), HttpExporter)
-    assert [r.getMessage() for r in caplog.records if "http/json" in r.getMessage()]
+@pytest.mark.parametrize(("variable", "value"), [("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json"),
+                                               ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/json"),
+                                               ("OTEL_EXPORTER_OTLP_PROTOCOL", "grcp")])
+def test_protocol_the_sdk_cannot_export_is_refused(variable: str, value: str) -> None:
+    """http/json (no Python exporter speaks it) or a typo is a ValueError naming the variable and its value,
+    as the SDK's configurator refuses it, never protobuf sent to a receiver promised JSON."""
+    with pytest.raises(ValueError) as info:
+        exporters_from_env({variable: value})
+    message = str(info.value)
+    assert f"{variable}={value!r}" in message and "http/protobuf or grpc" in message
+    assert ("OTLP/JSON" in message) == (value == "http/json")
+
+
+def test_sdk_refuses_the_same_protocols() -> None:
+    """The SDK's own configurator refuses http/json too: the values accepted are the SDK's."""
+    from opentelemetry.sdk._configuration import _get_exporter_names
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("OTEL_TRACES_EXPORTER", "otlp")
+        mp.setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json")
+        with pytest.raises(RuntimeError):
+            _get_exporter_names("traces")
+        mp.setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
+        assert _get_exporter_names("traces") == ["otlp_proto_http"]
+
+
+def test_configure_refuses_http_json_in_one_line(tmp_path: Path) -> None:
+    """configure() with OTEL_EXPORTER_OTLP_PROTOCOL=http/json raises before exporting anything."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "CITETRACE_"))}
+    env.update(OTEL_EXPORTER_OTLP_PROTOCOL="http/json", CITETRACE_STORE=f"sqlite:///{tmp_path / 's.db'}")
+    script = "import citetrace\ntry:\n    citetrace.configure()\nexcept ValueError as exc:\n    print(exc)\n"
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and "OTEL_EXPORTER_OTLP_PROTOCOL='http/json' is not supported" in out.stdout
 
 
 def test_unknown_exporter_name_is_named_and_skipped(caplog: pytest.LogCaptureFixture) -> None:

@@ -13,10 +13,12 @@ from citetrace.capture import ReplayMiss, current_run, replay, research_run, too
 from citetrace.store import open_store
 
 if TYPE_CHECKING:
+    __version__: str
     from citetrace.instrumentation import CiteTraceInstrumentor
     from citetrace.summary import TraceSummaryProcessor, start_metrics_server
 
 __all__ = [
+    "__version__",
     "CiteTraceInstrumentor",
     "ReplayMiss",
     "TraceSummaryProcessor",
@@ -38,6 +40,10 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":  # from the installed distribution's metadata (pyproject.toml), as structlog does
+        from citetrace._version import version
+
+        return version()
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'citetrace' has no attribute {name!r}")

@@ -4,10 +4,13 @@
 group (``otlp``, ``console``, ``otlp_proto_http``, ``otlp_proto_grpc``, and any installed exporter such as
 ``zipkin_json``); ``none`` means no exporter. Unknown names are skipped with a warning; when no name could
 be used at all, ``otlp`` is (a typo must not silently export nothing). ``otlp`` becomes ``otlp_proto_http`` or ``otlp_proto_grpc`` from
-``OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`` / ``OTEL_EXPORTER_OTLP_PROTOCOL``. Two differences from the SDK, both
-written down in docs/instrumentation.md: the protocol default is ``http/protobuf`` (the specification's default;
-the SDK's configurator picks gRPC), and ``http/json``, which no Python OTLP exporter speaks, logs one warning
-and uses ``http/protobuf`` (every collector's OTLP/HTTP receiver takes both) instead of failing start-up.
+``OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`` / ``OTEL_EXPORTER_OTLP_PROTOCOL``, read as the SDK reads them. A protocol
+the SDK does not support (``http/json``, which no Python OTLP exporter speaks, or a typo) is refused with a
+``ValueError`` naming the variable, as the SDK's configurator refuses it, rather than exporting protobuf to a
+receiver that was promised JSON. ``grpc`` without the gRPC exporter installed is a ``MissingExtra`` naming
+``citetrace[grpc]``. One difference from the SDK, written down in docs/instrumentation.md: the protocol
+default is ``http/protobuf`` (the specification's default, and the base install's exporter; the SDK's
+configurator picks gRPC).
 
 A newcomer with no collector: when the OTLP endpoint is the default one (no endpoint variable set), the
 exporter is wrapped in ``QuietLocalExporter``, which checks that something accepts connections on the
@@ -29,25 +32,26 @@ from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
 from citetrace import names
+from citetrace._extras import require
 
 __all__ = ["exporters_from_env", "QuietLocalExporter"]
 
 _log = logging.getLogger("citetrace")
 _GROUP = "opentelemetry_traces_exporter"
-_BY_PROTOCOL = {"http/protobuf": "otlp_proto_http", "grpc": "otlp_proto_grpc", "http/json": "otlp_proto_http"}
+_BY_PROTOCOL = {"http/protobuf": "otlp_proto_http", "grpc": "otlp_proto_grpc"}
 _DEFAULT_PORT = {"otlp_proto_http": 4318, "otlp_proto_grpc": 4317}
 
 
 def _protocol(env: Mapping[str, str]) -> str:
-    raw = env.get(names.ENV_OTEL_EXPORTER_OTLP_TRACES_PROTOCOL) or env.get(names.ENV_OTEL_EXPORTER_OTLP_PROTOCOL)
-    value = (raw or "http/protobuf").strip().lower()
+    """The OTLP protocol for traces, per-signal variable first; one the SDK cannot export is a ValueError."""
+    variable = names.ENV_OTEL_EXPORTER_OTLP_TRACES_PROTOCOL
+    raw = env.get(variable)
+    if not raw:
+        variable, raw = names.ENV_OTEL_EXPORTER_OTLP_PROTOCOL, env.get(names.ENV_OTEL_EXPORTER_OTLP_PROTOCOL)
+    value = (raw or "http/protobuf").strip()
     if value not in _BY_PROTOCOL:
-        _log.warning("citetrace: ignoring OTLP protocol %r (expected http/protobuf or grpc); using http/protobuf",
-                     raw)
-        return "http/protobuf"
-    if value == "http/json":
-        _log.warning("citetrace: OTLP protocol http/json was asked for, but no Python OTLP exporter speaks it; "
-                     "exporting http/protobuf to the same endpoint")
+        why = " (no OpenTelemetry Python exporter speaks OTLP/JSON)" if value.lower() == "http/json" else ""
+        raise ValueError(f"{variable}={raw!r} is not supported{why}: use http/protobuf or grpc")
     return value
 
 
@@ -68,6 +72,8 @@ def _entry_point_names(env: Mapping[str, str]) -> list[str]:
 
 
 def _load(name: str) -> SpanExporter | None:
+    if name == "otlp_proto_grpc":
+        require("grpc")  # the base install has only the OTLP/HTTP exporter
     found = list(entry_points(group=_GROUP, name=name))
     if not found:
         _log.warning("citetrace: ignoring %s entry %r: no installed span exporter has that name (installed: %s)",

@@ -2,7 +2,8 @@
 
 Logic lives in the library; a command only parses arguments, calls it, and prints. Bad input exits with
 status 2 and one line naming the problem, never a traceback: ``main`` is the one place that turns a
-``CommandError`` or a store problem (``StoreError``: missing, corrupted, ambiguous run id) into that line, and
+``CommandError``, a store problem (``StoreError``: missing, corrupted, ambiguous run id) or a missing extra
+(``MissingExtra``: ``pip install 'citetrace[eval]'``) into that line, and
 a reader that closes the pipe early (``citetrace show RUN | head``) into a quiet exit. Commands find their
 store through ``store_uri`` (checked, naming where it came from) and ``open_store_for_reading`` (never
 creates anything).
@@ -18,6 +19,8 @@ import sys
 from typing import TYPE_CHECKING, Sequence
 
 from citetrace import names
+from citetrace._extras import MissingExtra
+from citetrace._version import version
 
 if TYPE_CHECKING:
     from citetrace.store import Store
@@ -84,6 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="citetrace", description="Trace, summarize and check the citations of research-agent runs."
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug output to stderr")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}",
+                        help="print citetrace's version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _COMMAND_MODULES:
         try:
@@ -110,7 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = int(func(args) or 0)
         sys.stdout.flush()  # here, so that a closed pipe is met inside the try rather than at exit
         return status
-    except (CommandError, StoreError) as exc:
+    except (CommandError, StoreError, MissingExtra) as exc:
         print(f"citetrace {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:

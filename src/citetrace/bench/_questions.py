@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from citetrace._extras import MissingExtra, require
+
 __all__ = ["BenchQuestion", "KnownAnswer", "QuestionSetError", "load_questions", "check_answer"]
 
 
@@ -101,10 +103,11 @@ def _parse(path: Path, text: str) -> Any:
         except ValueError as exc:
             raise QuestionSetError(f"{path}: not JSON: {exc}") from None
     try:
-        import yaml
-    except ModuleNotFoundError:
-        raise QuestionSetError(f"{path}: reading YAML needs PyYAML: pip install 'citetrace[bench]' "
-                               "(or write the set as .json)") from None
+        require("bench")
+    except MissingExtra as exc:
+        raise QuestionSetError(f"{path}: reading YAML: {exc} (or write the set as .json)") from None
+    import yaml
+
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from citetrace._extras import require
+
 __all__ = ["anchor_words", "stem", "content_stems"]
 
 _MONTH_WORDS = ("jan january feb february mar march apr april may jun june jul july aug august sep sept september "
@@ -29,6 +31,7 @@ _WORD = re.compile(r"[a-z][a-z\-']+")
 
 @lru_cache(maxsize=1)
 def _stemmer() -> object:
+    require("eval")
     import snowballstemmer  # type: ignore[import-untyped]
 
     return snowballstemmer.stemmer("english")

@@ -153,14 +153,6 @@ def _evaluate(args: argparse.Namespace, store: Store, judge: Judge, run_id: str,
                             workers=max(1, args.judge_workers) if judge.name == "llm" else 1)
     except (EvalError, ReportParseError) as exc:
         raise CommandError(str(exc)) from exc
-    except ModuleNotFoundError as exc:
-        raise CommandError(_missing_extra(exc)) from exc
-
-
-def _missing_extra(exc: ModuleNotFoundError) -> str:
-    if exc.name in ("pysbd", "rank_bm25"):
-        return f"citation evaluation needs {exc.name}, a dependency of citetrace: reinstall citetrace (pip install citetrace)"
-    raise exc
 
 
 def _publish(args: argparse.Namespace, evs: list[RunEvaluation], gate_failures: Sequence[tuple[str, str]] = ()) -> None:
@@ -194,7 +186,10 @@ def _tracer_provider() -> Any:
     from citetrace._exitbound import BoundedBatchSpanProcessor
     from citetrace._exporters import exporters_from_env
 
-    exporters = exporters_from_env()  # the comma list and protocol as the SDK reads them
+    try:
+        exporters = exporters_from_env()  # the comma list and protocol as the SDK reads them
+    except ValueError as exc:  # an OTLP protocol the SDK cannot export
+        raise CommandError(str(exc)) from None
     if not exporters:
         return None
     provider = TracerProvider(resource=Resource.create({"service.name": "citetrace-eval"}))

@@ -12,7 +12,9 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Sequence
+
 from citetrace.eval._align import stem
 from citetrace.eval._facts import Fact, extract_facts, facts_equal
 
@@ -68,27 +70,36 @@ def extractive_support(claim: str, sentence: str) -> bool:
     return length is not None and length - len(c_words) <= _MAX_GAP
 
 
-_UP = frozenset(stem(w) for w in "rise rose risen rising increase increased grow grew grown growing up climb climbed "
-                "gain gained higher jump jumped surge surged expand expanded soar soared doubled tripled larger "
-                "bigger more rebound rebounded advance advanced".split())
-_DOWN = frozenset(stem(w) for w in "fall fell fallen falling decrease decreased decline declined shrink shrank "
-                  "shrunk down drop dropped lower slump slumped contract contracted plunge plunged halved "
-                  "reduce reduced cut smaller fewer less slip slipped slide slid dip dipped ease eased sink sank "
-                  "tumble tumbled shed".split())
-_PAIRS: tuple[tuple[frozenset[str], frozenset[str], str], ...] = (
-    (_UP, _DOWN, "rose / fell"),
-    (frozenset({stem("approved"), stem("approve")}), frozenset({stem("rejected"), stem("reject")}),
-     "approved / rejected"),
-    (frozenset({"above"}), frozenset({"below"}), "above / below"),
-    (frozenset({stem("won"), stem("win")}), frozenset({stem("lost"), stem("lose")}), "won / lost"),
-    (frozenset({stem("surplus")}), frozenset({stem("deficit")}), "surplus / deficit"),
-    (frozenset({stem("highest"), stem("largest"), stem("biggest")}),
-     frozenset({stem("lowest"), stem("smallest")}), "highest / lowest"),
-    (frozenset({"east", stem("eastern")}), frozenset({"west", stem("western")}), "east / west"),
-    (frozenset({"north", stem("northern")}), frozenset({"south", stem("southern")}), "north / south"),
-)
-_FLAT = frozenset(stem(w) for w in "stay stays stayed unchanged remain remains remained steady flat".split())
-_DIRECTION = {w: "up" for w in _UP} | {w: "down" for w in _DOWN} | {w: "unchanged" for w in _FLAT}
+_Pairs = tuple[tuple[frozenset[str], frozenset[str], str], ...]
+
+
+@lru_cache(maxsize=1)
+def _lexicon() -> tuple[_Pairs, dict[str, str]]:
+    """Opposite-direction word pairs and word -> direction, stemmed on first use (the stemmer is the [eval]
+    extra, so importing citetrace.eval must not need it)."""
+    up = frozenset(stem(w) for w in "rise rose risen rising increase increased grow grew grown growing up climb "
+                   "climbed gain gained higher jump jumped surge surged expand expanded soar soared doubled tripled "
+                   "larger bigger more rebound rebounded advance advanced".split())
+    down = frozenset(stem(w) for w in "fall fell fallen falling decrease decreased decline declined shrink shrank "
+                     "shrunk down drop dropped lower slump slumped contract contracted plunge plunged halved "
+                     "reduce reduced cut smaller fewer less slip slipped slide slid dip dipped ease eased sink "
+                     "sank tumble tumbled shed".split())
+    pairs: _Pairs = (
+        (up, down, "rose / fell"),
+        (frozenset({stem("approved"), stem("approve")}), frozenset({stem("rejected"), stem("reject")}),
+         "approved / rejected"),
+        (frozenset({"above"}), frozenset({"below"}), "above / below"),
+        (frozenset({stem("won"), stem("win")}), frozenset({stem("lost"), stem("lose")}), "won / lost"),
+        (frozenset({stem("surplus")}), frozenset({stem("deficit")}), "surplus / deficit"),
+        (frozenset({stem("highest"), stem("largest"), stem("biggest")}),
+         frozenset({stem("lowest"), stem("smallest")}), "highest / lowest"),
+        (frozenset({"east", stem("eastern")}), frozenset({"west", stem("western")}), "east / west"),
+        (frozenset({"north", stem("northern")}), frozenset({"south", stem("southern")}), "north / south"),
+    )
+    flat = frozenset(stem(w) for w in "stay stays stayed unchanged remain remains remained steady flat".split())
+    return pairs, {w: "up" for w in up} | {w: "down" for w in down} | {w: "unchanged" for w in flat}
+
+
 _LOCAL = re.compile(r"[a-z][a-z\-']*|\d[\d,.]*")
 
 
@@ -96,9 +107,10 @@ def _direction_near(text: str, fact: Fact) -> str | None:
     """The direction word closest to a value: up to three words before it, or two after it."""
     before = [stem(w) for w in _LOCAL.findall(text[max(0, fact.start - 40):fact.start].lower())][-3:]
     after = [stem(w) for w in _LOCAL.findall(text[fact.end:fact.end + 25].lower())][:2]
+    direction = _lexicon()[1]
     for word in (*reversed(before), *after):
-        if word in _DIRECTION:
-            return _DIRECTION[word]
+        if word in direction:
+            return direction[word]
     return None
 
 
@@ -125,7 +137,7 @@ def direction_conflict(claim: str, sentence: str) -> tuple[str, str] | None:
     s = {stem(w) for w in _tokens(sentence)}
     if (c & _NEGATION) or (s & _NEGATION):
         return None
-    for one, other, name in _PAIRS:
+    for one, other, name in _lexicon()[0]:
         for mine, theirs in ((one, other), (other, one)):
             if c & mine and not c & theirs and s & theirs and not s & mine:
                 return "direction_mismatch", f"the passage states the opposite direction ({name})"

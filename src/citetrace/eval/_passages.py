@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
+from citetrace._extras import require
 from citetrace.eval._types import Passage
 
 __all__ = ["simple_sentences", "top_passages", "tokens"]
@@ -62,6 +63,7 @@ def _windows(text: str, size: int) -> list[tuple[int, int]]:
 
 def top_passages(claim: str, text: str, *, k: int = 3, window: int = 3) -> list[Passage]:
     """The ``k`` best windows of ``text`` for ``claim`` by BM25 (ties keep page order), best first."""
+    require("eval")
     from rank_bm25 import BM25Plus
 
     spans = _windows(text, window)

@@ -5,13 +5,18 @@ dependencies are missing, and every dependency declared under ``instruments`` is
 eight optional libraries *and* the user's own functions (``CITETRACE_TOOLS``), which need no library at all,
 so it declares none and checks each library itself: a row applies only when its distribution's installed
 version is inside ``SUPPORTED``; otherwise it is logged once and skipped.
+
+``SUPPORTED`` is also the one source of the ``[libraries]`` extra in pyproject.toml: the extra is exactly
+``LIBRARIES`` with their ``SUPPORTED`` ranges, plus ``LIBRARY_HELPERS`` (packages two of them need for the
+calls citetrace wraps). ``tests/instrumentation/test_package.py`` checks that pyproject.toml says the same, and
+prints the lines to paste when it does not.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["SUPPORTED", "_instruments"]
+__all__ = ["LIBRARIES", "LIBRARY_HELPERS", "SUPPORTED", "_instruments", "libraries_extra"]
 
 _instruments: Final[tuple[str, ...]] = ()
 
@@ -49,3 +54,21 @@ SUPPORTED: Final[dict[str, str]] = {
     "mcp": ">=1.9,<3",
 }
 """Distribution name -> supported version range (PEP 440 specifier)."""
+
+LIBRARIES: Final[tuple[str, ...]] = (
+    "tavily-python", "exa-py", "ddgs", "duckduckgo-search", "serpapi", "google-search-results", "firecrawl-py",
+    "trafilatura", "smolagents", "langchain-community", "langchain-tavily", "mcp",
+)
+"""The search/fetch libraries of the ``[libraries]`` extra (frameworks and provider SDKs have extras of their own)."""
+
+LIBRARY_HELPERS: Final[tuple[str, ...]] = (
+    "lxml_html_clean>=0.4",  # trafilatura's HTML cleaning (lxml.html.clean moved out of lxml)
+    "markdownify>=0.13",  # smolagents' VisitWebpageTool
+)
+"""Requirements of the ``[libraries]`` extra that citetrace does not wrap itself."""
+
+
+def libraries_extra() -> list[str]:
+    """The ``[libraries]`` extra's requirements, derived from ``SUPPORTED`` (one source for both)."""
+    return [f"{dist}{SUPPORTED[dist]}" for dist in LIBRARIES] + list(LIBRARY_HELPERS)
+

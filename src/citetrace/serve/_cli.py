@@ -11,6 +11,7 @@ import threading
 from typing import Any, Callable
 
 from citetrace import names
+from citetrace._extras import require
 from citetrace.cli import CommandError
 
 __all__ = ["register"]
@@ -118,6 +119,7 @@ def _resolve(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _run(args: argparse.Namespace) -> int:
+    require("serve")
     from citetrace.config import load_settings
     from citetrace.serve._service import ServeOptions, Service
     from citetrace.store import open_store

@@ -19,6 +19,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Mapping, Sequence
 
+from citetrace._extras import require
 from citetrace import names
 from citetrace.view._model import RunView
 
@@ -84,10 +85,9 @@ def _assets() -> tuple[str, str]:
 
 @lru_cache(maxsize=1)
 def _env() -> Any:
-    try:
-        import jinja2
-    except ModuleNotFoundError as exc:  # pragma: no cover - jinja2 is a base dependency
-        raise RuntimeError("the run viewer needs jinja2: pip install 'citetrace[view]'") from exc
+    require("view")
+    import jinja2
+
     env = jinja2.Environment(loader=jinja2.PackageLoader("citetrace.view", "templates"),
                              autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True,
                              lstrip_blocks=True)
