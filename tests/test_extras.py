@@ -166,3 +166,15 @@ def test_missing_extra_is_one_line_in_the_cli(tmp_path: Path, blocked: str, extr
     lines = out.stderr.strip().splitlines()
     assert out.returncode == 2 and len(lines) == 1 and "Traceback" not in out.stderr, out.stderr
     assert f"pip install 'citetrace[{extra}]'" in lines[0] and blocked in lines[0], lines[0]
+
+
+def test_every_command_registers_on_a_base_install() -> None:
+    """With every extra's modules unimportable, `citetrace --help` still lists every command (their help
+    works; only running one needs its extra)."""
+    blocked = ",".join(sorted({m for _, modules in EXTRAS.values() for m in modules}))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "CITETRACE_"))}
+    out = subprocess.run([sys.executable, "-c", _BLOCKED_CLI, blocked, "--help"], env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    for command in ("eval", "gate", "baseline", "judge-eval", "serve", "view", "ui", "bench", "demo", "runs"):
+        assert re.search(rf"^\s+{re.escape(command)}\b", out.stdout, re.M), command
