@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Sized
 
-from opentelemetry.sdk.trace.export import BatchSpanProcessor
+from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
 
 from citetrace import names
 
@@ -44,7 +45,27 @@ def exit_bound_seconds(environ: Mapping[str, str] | None = None) -> float:
 
 
 class BoundedBatchSpanProcessor(BatchSpanProcessor):
-    """The SDK's BatchSpanProcessor, whose shutdown waits ``exit_bound_seconds()`` rather than 30 s."""
+    """The SDK's BatchSpanProcessor, whose shutdown waits ``exit_bound_seconds()`` rather than 30 s.
+
+    ``on_drop`` (if given) is told of each span the full queue (``OTEL_BSP_MAX_QUEUE_SIZE``) pushes out, so
+    the summary processor counts it in ``citetrace_spans_dropped_total{reason="buffer"}``; the SDK still
+    logs it and counts it in its own internal metrics.
+    """
+
+    def __init__(self, exporter: SpanExporter, *, on_drop: Callable[[int], None] | None = None) -> None:
+        super().__init__(exporter)
+        self._on_drop = on_drop
+        inner = getattr(self, "_batch_processor", None)
+        self._queue: Sized | None = getattr(inner, "_queue", None)
+        self._max_queue: int | None = getattr(inner, "_max_queue_size", None)
+
+    def on_end(self, span: ReadableSpan) -> None:
+        """Hand the span to the SDK's queue, telling ``on_drop`` when the queue was full (sampled spans only)."""
+        queue, on_drop = self._queue, self._on_drop
+        if (on_drop is not None and queue is not None and span.context is not None
+                and span.context.trace_flags.sampled and len(queue) == self._max_queue):
+            on_drop(1)
+        super().on_end(span)
 
     def shutdown(self) -> None:
         inner = getattr(self, "_batch_processor", None)

@@ -30,7 +30,6 @@ __all__ = ["main", "build_parser", "CommandError", "open_store_for_reading", "po
 # Modules that define ``register(subparsers) -> None``; each adds parsers whose ``func(args) -> int`` runs.
 _COMMAND_MODULES = (
     "citetrace.store._cli",
-    "citetrace.summary._cli",
     "citetrace.demo._cli",
     "citetrace.serve._cli",
     "citetrace.eval._cli",
@@ -91,13 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="print citetrace's version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:
-                continue
-            raise
-        module.register(sub)
+        importlib.import_module(name).register(sub)
     return parser
 
 

@@ -3,6 +3,7 @@ provider or on another one, and embedded sampling leaving other spans alone."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any, Callable
 
 import pytest
@@ -171,3 +172,53 @@ def test_embedded_export_honours_otel_bsp_settings(monkeypatch: pytest.MonkeyPat
         _telemetry.install(previous)
         provider.shutdown()
     assert sum(exporter.sizes) == 5 and max(exporter.sizes) <= 2
+
+
+class Stalled(InMemorySpanExporter):
+    """An exporter that holds its first export until the test lets it go (an endpoint that hangs)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    def export(self, spans: Any) -> Any:
+        self.entered.set()
+        self.release.wait(10)
+        return super().export(spans)
+
+
+def test_a_full_export_queue_is_counted_as_buffer_drops(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the exporter stalled and OTEL_BSP_MAX_QUEUE_SIZE=2, each span the full queue pushes out is counted
+    as a ``buffer`` drop: exported plus dropped is every span."""
+    from prometheus_client import CollectorRegistry
+
+    from citetrace import _telemetry
+    from citetrace.config import load_settings
+    from citetrace.store import MemoryStore
+
+    monkeypatch.setenv("OTEL_BSP_MAX_QUEUE_SIZE", "2")
+    monkeypatch.setenv("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "1")
+    exporter, registry = Stalled(), CollectorRegistry()
+    settings = load_settings(sampling="embedded", sample_percent=0.0)
+    proc = TraceSummaryProcessor(settings=settings, store=MemoryStore(), exporter=exporter, registry=registry)
+    provider = TracerProvider()
+    provider.add_span_processor(proc)
+    previous = _telemetry.current()
+    _telemetry.reset(settings, tracer_provider=provider, store=MemoryStore())
+    try:
+        with research_run("q", agent="scout"):
+            search("nothing")  # an empty search: the run fails and its two spans are kept
+        assert exporter.entered.wait(10)  # the export worker holds one span; the queue holds the other
+        with research_run("q", agent="scout"):
+            for _ in range(9):
+                search("nothing")  # ten more spans: one fits in the queue, nine are dropped
+        dropped = registry.get_sample_value("citetrace_spans_dropped_total", {"reason": names.DROP_BUFFER})
+        exporter.release.set()
+        assert proc.force_flush(5_000)
+    finally:
+        exporter.release.set()
+        _telemetry.install(previous)
+        provider.shutdown()
+    assert dropped == 9
+    assert len(exporter.get_finished_spans()) == 3

@@ -54,15 +54,10 @@ class Run:
         self.model_citations: list[str] = []
         """URLs the model cited through the provider's own citation records (not in the answer's text)."""
         self.error_type: str | None = None
-        self._calls: list[ToolCallRecord | tuple[Any, ...]] = []
+        self._calls: list[ToolCallRecord | tuple[Any, ...]] = []  # tuples until read (``add_call_fields``)
         self._responses: list[tuple[str, str, dict[str, Any]]] = []
         self._lock = threading.Lock()
         self._ledger: Any = None
-
-    def add_call(self, record: ToolCallRecord) -> None:
-        """Append a tool call; ``seq`` is set from its position when ``calls`` is read (in the order calls end)."""
-        with self._lock:
-            self._calls.append(record)
 
     def add_response(self, tool: str, key: str, payload: dict[str, Any]) -> None:
         """Keep one call's encoded response for replay (``record_responses``), in call order."""
@@ -100,8 +95,6 @@ class Run:
             for seq, item in enumerate(items):
                 if isinstance(item, tuple):
                     items[seq] = ToolCallRecord(self.id, seq, *item)
-                elif item.seq != seq:
-                    items[seq] = _with_seq(item, seq)
             return list(items)  # type: ignore[arg-type]
 
     @property
@@ -168,12 +161,6 @@ def _merged(first: Iterable[str], more: Iterable[str]) -> list[str]:
             seen.add(key)
             out.append(url)
     return out
-
-
-def _with_seq(record: ToolCallRecord, seq: int) -> ToolCallRecord:
-    from dataclasses import replace
-
-    return replace(record, seq=seq)
 
 
 class research_run:  # noqa: N801 - used like a function: `with research_run(...)` / `@research_run(...)`

@@ -19,9 +19,8 @@ from citetrace.instrumentation import (
 )
 from citetrace.instrumentation import _agents, _http, _providers, _threads
 from citetrace.instrumentation._patcher import Row
-from citetrace.instrumentation._table_types import Patch
 
-__all__ = ["ROWS", "patches"]
+__all__ = ["ROWS"]
 
 ROWS: tuple[Row, ...] = (
     *_tavily.ROWS,
@@ -42,8 +41,3 @@ ROWS: tuple[Row, ...] = (
     *_http.ROWS,
     *_threads.ROWS,
 )
-
-
-def patches() -> list[Patch]:
-    """The rows that create spans (probes excluded)."""
-    return [row for row in ROWS if isinstance(row, Patch)]

@@ -47,10 +47,11 @@ class Counted(SpanExporter):
 
 
 def batch_processors(exporter: SpanExporter | Sequence[SpanExporter] | None,
-                     on_error: Callable[[BaseException], None]) -> tuple[BatchSpanProcessor, ...]:
-    """One SDK batch processor per exporter (none for None)."""
+                     on_error: Callable[[BaseException], None],
+                     on_drop: Callable[[int], None] | None = None) -> tuple[BatchSpanProcessor, ...]:
+    """One SDK batch processor per exporter (none for None); ``on_drop`` counts what a full queue drops."""
     if exporter is None:
         return ()
     # a list or tuple is several; anything else is one exporter (duck-typed ones included)
     exporters = tuple(exporter) if isinstance(exporter, (list, tuple)) else (exporter,)
-    return tuple(BoundedBatchSpanProcessor(Counted(e, on_error)) for e in exporters)
+    return tuple(BoundedBatchSpanProcessor(Counted(e, on_error), on_drop=on_drop) for e in exporters)

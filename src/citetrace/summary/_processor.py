@@ -84,13 +84,13 @@ class TraceSummaryProcessor(SpanProcessor):
         self._sweep_every = min(1.0, self._ttl / 2)
         self._max_buffered = max(1, max_buffered_spans)
         self._max_decided = max(4 * self._max_traces, 4096)
-        self._exports = batch_processors(exporter, self._error)
+        self._exports = batch_processors(exporter, self._error, self._count_dropped)
         self._buffering = bool(self._exports)
         self._sample_all = self._settings.sampling_scope == names.SCOPE_TRACE
         tracer = (tracer_provider.get_tracer(names.INSTRUMENTATION_SCOPE, schema_url=names.SCHEMA_URL)
                   if tracer_provider is not None else None)
         # summaries go to the store from a thread of their own: never behind an export that hangs
-        self._writer = Worker(None, on_drop=self._count_dropped, on_error=self._error, max_tasks=8192)
+        self._writer = Worker(on_error=self._error, max_tasks=8192)
         self._shutdown_timeout_s = shutdown_timeout_s
         self._service: str | None = self._settings.service_name
         self._once = OnceLogger("citetrace summary")
@@ -409,11 +409,10 @@ class TraceSummaryProcessor(SpanProcessor):
             self._metrics.span_errors.inc()
         self._once.warn("span", exc)
 
-
     def _count_dropped(self, n: int) -> None:
+        """Spans the export queue (``OTEL_BSP_MAX_QUEUE_SIZE``) was too full to take."""
         if self._metrics is not None:
             self._metrics.spans_dropped.labels(names.DROP_BUFFER).inc(n)
-        self._once.warn("summary_queue", RuntimeError(f"summary write queue full; dropped {n} write(s)"))
 
     def _count_decision(self, decision: str) -> None:
         if self._metrics is not None:

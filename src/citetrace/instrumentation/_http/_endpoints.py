@@ -76,10 +76,6 @@ def _param(key: str) -> Callable[[RequestInfo], str | None]:
     return lambda r: r.params.get(key)
 
 
-def _either(key_body: str, key_param: str) -> Callable[[RequestInfo], str | None]:
-    return lambda r: _body(key_body)(r) or _param(key_param)(r)
-
-
 def _jina_query(r: RequestInfo) -> str | None:
     tail = r.path.lstrip("/")
     return unquote(tail) if tail else (_param("q")(r) or _body("q")(r))
