@@ -108,15 +108,22 @@ def test_heldout_set_is_built_deduplicated_and_new() -> None:
     near-verbatim claim on one page, and no claim close to any claim of the shipped or hard sets."""
     import re
 
-    from citetrace.eval._data import hard_labels_path, heldout_labels_path, labels_path
-    from citetrace.eval._labelset import build_heldout_labels
+    import hashlib
+    from importlib import resources
 
+    from citetrace.eval._data import hard_labels_path, heldout_labels_path, labels_path
+    from citetrace.eval._labelset import HELDOUT_SHA256, build_heldout_labels
+
+    frozen = resources.files("citetrace.eval").joinpath("data").joinpath("heldout.tsv").read_bytes()
+    assert hashlib.sha256(frozen).hexdigest() == HELDOUT_SHA256  # the pages and claims as frozen before tuning
     built = build_heldout_labels()
     with open(heldout_labels_path(), encoding="utf-8") as fh:
         assert fh.read() == built
     rows = [json.loads(line) for line in built.splitlines()]
     assert len(rows) >= 100 and {r["label"] for r in rows} == {"SUPPORTED", "PARTIAL", "CONTRADICTED", "ABSENT"}
     assert all(r["passage"].count("\n\n") >= 2 for r in rows)
+    doubled = [r for r in rows if r["label2"] is not None]
+    assert len(doubled) == 40 and all(r["label"] == r["label1"] for r in rows if r["label1"] == r["label2"])
 
     def words(text: str) -> set[str]:
         return set(re.findall(r"\w+", text.lower()))
