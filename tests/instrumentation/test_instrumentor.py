@@ -39,10 +39,11 @@ def _raw(row_module: str, target: str) -> object:
     return vars(parent)[attr]
 
 
-NOT_INSTALLED_HERE = {"gpt-researcher", "knowledge-storm", "crewai", "crewai-tools", "llama-index-tools-duckduckgo"}
+NOT_INSTALLED_HERE = {"gpt-researcher", "knowledge-storm", "crewai", "crewai-tools",
+                      "llama-index-tools-duckduckgo", "crawl4ai"}
 """Rows whose library cannot be installed next to the others (docs/frameworks.md says why). Their own tests
 run them elsewhere: gpt-researcher and knowledge-storm on stand-ins (tests/instrumentation/agents/test_*_row.py),
-CrewAI in its own venv (.venv-crewai, tests/instrumentation/agents/test_crewai.py), LlamaIndex's DuckDuckGo spec
+CrewAI in its own venv (.venv-crewai, tests/instrumentation/agents/test_crewai.py), LlamaIndex's DuckDuckGo spec and Crawl4AI
 in the pinned venv (.venv-pinned, tests/instrumentation/test_pinned.py)."""
 INSTALLED_ROWS = [row for row in ROWS if row.dist not in NOT_INSTALLED_HERE]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from citetrace.instrumentation import (
+    _crawl4ai,
     _ddgs,
     _exa,
     _firecrawl,
@@ -28,6 +29,7 @@ ROWS: tuple[Row, ...] = (
     *_ddgs.ROWS,
     *_serpapi.ROWS,
     *_firecrawl.ROWS,
+    *_crawl4ai.ROWS,
     *_trafilatura.ROWS,
     *_smolagents.ROWS,
     *_langchain.ROWS,

@@ -28,6 +28,7 @@ SUPPORTED: Final[dict[str, str]] = {
     "serpapi": ">=0.1.5,<2",
     "google-search-results": ">=2.4,<3",
     "firecrawl-py": ">=4.0,<5",
+    "crawl4ai": ">=0.9.5,<0.10",
     "trafilatura": ">=1.8,<3",
     "urllib3": ">=1.26,<3",
     "smolagents": ">=1.20,<2",
