@@ -16,7 +16,7 @@ import (
 func main() {
 	info := component.BuildInfo{
 		Command:     "otelcol-citetrace",
-		Description: "citetrace OpenTelemetry Collector distribution (OTLP in, tail sampling, OTLP/file/load-balancing out)",
+		Description: "citetrace OpenTelemetry Collector distribution (OTLP in, the citetrace summary, tail sampling, OTLP/file/load-balancing/Prometheus remote-write out)",
 		Version:     "0.161.0",
 	}
 

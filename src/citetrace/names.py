@@ -607,6 +607,11 @@ ENV_OTELCOL_KEPT_FILE: Final = "CITETRACE_OTELCOL_KEPT_FILE"
 """Path the ``file/kept`` exporter writes (OTLP/JSON lines)."""
 ENV_OTELCOL_TIER2: Final = "CITETRACE_OTELCOL_TIER2"
 """Gateway: YAML list of tier-2 collector OTLP/gRPC addresses, e.g. ``[tier2-a:4317, tier2-b:4317]``."""
+ENV_OTELCOL_REMOTE_WRITE_ENDPOINT: Final = "CITETRACE_OTELCOL_REMOTE_WRITE_ENDPOINT"
+"""otelcol-summary.yaml: Prometheus remote-write URL the connector's metrics go to. Default
+``http://prometheus:9090/api/v1/write``."""
+ENV_OTELCOL_METRICS_FLUSH_INTERVAL: Final = "CITETRACE_OTELCOL_METRICS_FLUSH_INTERVAL"
+"""otelcol-summary.yaml: how often the connector sends its cumulative metrics (a duration). Default ``15s``."""
 
 # Standard OpenTelemetry variables we read.
 ENV_OTEL_SDK_DISABLED: Final = "OTEL_SDK_DISABLED"

@@ -24,9 +24,9 @@ def _validate(config: Path, env: dict[str, str]) -> subprocess.CompletedProcess[
                           text=True, env=env, timeout=120)
 
 
-def test_both_configs_are_shipped() -> None:
-    """collector/ ships the single-instance and the gateway config."""
-    assert {c.name for c in CONFIGS} == {"otelcol.yaml", "otelcol-gateway.yaml"}
+def test_the_configs_are_shipped() -> None:
+    """collector/ ships the single-instance (with serve), the built-in-summary and the gateway config."""
+    assert {c.name for c in CONFIGS} == {"otelcol.yaml", "otelcol-summary.yaml", "otelcol-gateway.yaml"}
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda p: p.name)
@@ -39,6 +39,7 @@ def test_config_validates_with_defaults_and_with_test_ports(config: Path, tmp_pa
         names.ENV_OTELCOL_KEPT_EXPORTER: "file/kept",
         names.ENV_OTELCOL_KEPT_FILE: str(tmp_path / "kept.jsonl"),
         names.ENV_OTELCOL_TIER2: "[127.0.0.1:14317, 127.0.0.1:24317]",
+        names.ENV_OTELCOL_REMOTE_WRITE_ENDPOINT: "http://127.0.0.1:19090/api/v1/write",
     }))
     overridden = _validate(config, env)
     assert overridden.returncode == 0, overridden.stderr
@@ -61,24 +62,53 @@ def test_every_env_var_is_named_in_names_py(config: Path) -> None:
     assert used and used <= known, used - known
 
 
-def _policies() -> dict[str, dict[str, Any]]:
-    config = yaml.safe_load((COLLECTOR_DIR / "otelcol.yaml").read_text())
+def _policies(config_name: str) -> dict[str, dict[str, Any]]:
+    config = yaml.safe_load((COLLECTOR_DIR / config_name).read_text())
     return {p["type"] + ":" + p["name"]: p for p in config["processors"]["tail_sampling"]["policies"]}
 
 
-def test_tail_sampling_keys_on_the_summary_and_the_in_process_sample() -> None:
+def _default(value: Any) -> Any:
+    """A ``${env:VAR:-default}`` reference's default, parsed as YAML (the value itself otherwise)."""
+    match = ENV_REF.fullmatch(str(value))
+    return yaml.safe_load(match.group(2)) if match else value
+
+
+@pytest.mark.parametrize("config_name", ["otelcol.yaml", "otelcol-summary.yaml"])
+def test_tail_sampling_keys_on_the_summary_and_the_in_process_sample(config_name: str) -> None:
     """Policies: root-span citetrace.summary.failed / .keep, plus probabilistic 2 % with citetrace's fixed salt."""
-    policies = list(_policies().values())
+    policies = list(_policies(config_name).values())
     booleans = {p["boolean_attribute"]["key"]: p["boolean_attribute"]["value"]
                 for p in policies if p["type"] == "boolean_attribute"}
     assert booleans == {names.SUMMARY_FAILED: True, names.SUMMARY_KEEP: True}
     [prob] = [p["probabilistic"] for p in policies if p["type"] == "probabilistic"]
-    assert prob["hash_salt"] == Settings().sample_salt
-    assert prob["sampling_percentage"] == Settings().sample_percent
+    assert _default(prob["hash_salt"]) == Settings().sample_salt
+    assert _default(prob["sampling_percentage"]) == Settings().sample_percent
+
+
+def test_connector_settings_default_to_the_python_settings() -> None:
+    """Each connector setting reads the env var the Python settings read, with the same default."""
+    config = yaml.safe_load((COLLECTOR_DIR / "otelcol-summary.yaml").read_text())
+    connector = config["connectors"]["citetracesummary"]
+    settings = Settings()
+    same = {"max_searches": (names.ENV_MAX_SEARCHES, settings.max_searches),
+            "max_failed_reads": (names.ENV_MAX_FAILED_READS, settings.max_failed_reads),
+            "sample_percent": (names.ENV_SAMPLE_PERCENT, settings.sample_percent),
+            "sample_salt": (names.ENV_SAMPLE_SALT, settings.sample_salt),
+            "trace_ttl_seconds": (names.ENV_TRACE_TTL_SECONDS, settings.trace_ttl_seconds),
+            "max_traces": (names.ENV_MAX_TRACES, settings.max_traces),
+            "max_spans_per_trace": (names.ENV_MAX_SPANS_PER_TRACE, settings.max_spans_per_trace),
+            "max_tool_names": (names.ENV_MAX_TOOL_NAMES, settings.max_tool_names)}
+    for key, (env, default) in same.items():
+        match = ENV_REF.fullmatch(str(connector[key]))
+        assert match and match.group(1) == env, key
+        assert yaml.safe_load(match.group(2)) == default, key
+    # the tail sampler's salt and percentage read the same variables as the connector's
+    [prob] = [p["probabilistic"] for p in _policies("otelcol-summary.yaml").values() if p["type"] == "probabilistic"]
+    assert ENV_REF.fullmatch(prob["hash_salt"]).group(1) == names.ENV_SAMPLE_SALT  # type: ignore[union-attr]
 
 
 def _component_types(config: dict[str, Any]) -> set[tuple[str, str]]:
-    kinds = ("receivers", "processors", "exporters", "extensions")
+    kinds = ("receivers", "processors", "exporters", "extensions", "connectors")
     return {(kind, name.split("/")[0]) for kind in kinds for name in (config.get(kind) or {})}
 
 
@@ -89,6 +119,6 @@ def test_distribution_has_exactly_the_components_the_configs_use() -> None:
         used |= _component_types(yaml.safe_load(config.read_text()))
     listing = yaml.safe_load(subprocess.run([str(collector_binary()), "components"], capture_output=True,
                                             text=True, check=True).stdout)
-    built = {(kind, c["name"]) for kind in ("receivers", "processors", "exporters", "extensions")
+    built = {(kind, c["name"]) for kind in ("receivers", "processors", "exporters", "extensions", "connectors")
              for c in listing.get(kind) or []}
     assert built == used

@@ -1,0 +1,384 @@
+// Trace assembly (citetrace/serve/_assembler.py): spans from many batches in, one Summary per run out.
+//
+// A trace is finalised a grace period after its run root (invoke_agent) arrives, so late children still count,
+// or, with no root, after it has been idle for the TTL. Per trace it holds one accumulator per run and the run
+// roots, never the other spans. Every bound is the Python one, charged with the same byte estimates, so both
+// implementations evict the same traces: traces in flight (least recently active evicted), tool spans, roots and
+// URLs per trace (the span over a cap is refused), and bytes held over all traces.
+package citetracesummary
+
+import (
+	"container/list"
+	"unicode/utf8"
+
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/citetrace/citetracesummary/internal/names"
+)
+
+// The byte estimates of serve/_assembler.py (_STRING_COST, _SPAN_COST, _ROOT_COST).
+const (
+	stringCost = 192
+	spanCost   = 160
+	rootCost   = 1024
+)
+
+// inSpan is one span as the assembler takes it.
+type inSpan struct {
+	traceID [16]byte
+	spanID  [8]byte
+	name    string
+	view    spanView
+	service string
+	// out, for an accepted root, receives the span (with its resource and scope) to emit with the summary.
+	source *ptrace.ResourceSpans
+	scope  int
+	index  int
+}
+
+// heldRoot is a run root waiting for its trace's grace period.
+type heldRoot struct {
+	view   spanView
+	spanID [8]byte
+	out    ptrace.ResourceSpans // the root with its resource and scope; empty unless traces are emitted
+	hasOut bool
+}
+
+type runEntry struct {
+	key string
+	acc *accumulator
+}
+
+type traceState struct {
+	id      [16]byte
+	runs    []runEntry
+	roots   []heldRoot
+	spanIDs map[[8]byte]struct{}
+	touched float64
+	due     float64
+	hasDue  bool
+	service string
+	urls    int
+	held    int
+	elem    *list.Element
+}
+
+func (s *traceState) run(key string) *accumulator {
+	for _, r := range s.runs {
+		if r.key == key {
+			return r.acc
+		}
+	}
+	return nil
+}
+
+func (s *traceState) popRun(key string) *accumulator {
+	for i, r := range s.runs {
+		if r.key == key {
+			s.runs = append(s.runs[:i:i], s.runs[i+1:]...)
+			return r.acc
+		}
+	}
+	return nil
+}
+
+type dueEntry struct {
+	at float64
+	id [16]byte
+}
+
+// finished is a trace leaving the table: its state and why.
+type finished struct {
+	state    *traceState
+	rootless bool
+	evicted  string // eviction reason, "" for a normal finalisation
+}
+
+// added is what one add call did.
+type added struct {
+	tools   []toolCall
+	drops   map[string]int
+	refused int
+	late    int
+	done    []finished
+	problem string
+}
+
+// limits are the assembler's bounds (Config, validated).
+type limits struct {
+	maxTraces, maxSpans, maxRoots, maxURLs int
+	maxHeld                                int
+	grace, ttl                             float64
+}
+
+// assembler is Assembler; the caller serialises calls.
+type assembler struct {
+	lim      limits
+	traces   map[[16]byte]*traceState
+	lru      *list.List // front = least recently active
+	dueQ     []dueEntry
+	doneIDs  map[[16]byte]struct{}
+	doneQ    [][16]byte
+	maxDone  int
+	heldSum  int
+	keepOuts bool
+}
+
+func newAssembler(lim limits, keepOuts bool) *assembler {
+	maxDone := 4 * lim.maxTraces
+	if maxDone < 4096 {
+		maxDone = 4096
+	}
+	return &assembler{lim: lim, traces: map[[16]byte]*traceState{}, lru: list.New(), doneIDs: map[[16]byte]struct{}{},
+		maxDone: maxDone, keepOuts: keepOuts}
+}
+
+func (a *assembler) inFlight() int { return len(a.traces) }
+
+func runes(s string) int { return utf8.RuneCountInString(s) }
+
+func urlCharge(urls []string) int {
+	n := len(urls) * stringCost
+	for _, u := range urls {
+		n += runes(u)
+	}
+	return n
+}
+
+// add takes one batch's spans (in order); accepted roots are copied for emission when keepOuts is set.
+func (a *assembler) add(spans []inSpan, now float64) added {
+	res := added{drops: map[string]int{}}
+	for i := range spans {
+		sp := &spans[i]
+		at := &sp.view.attrs
+		isTool := isToolKind(at.kind)
+		isRoot := !isTool && at.operation == names.OpInvokeAgent
+		if !isTool && !isRoot {
+			continue
+		}
+		if _, done := a.doneIDs[sp.traceID]; done {
+			res.late++
+			continue
+		}
+		state := a.traces[sp.traceID]
+		if state != nil {
+			if _, dup := state.spanIDs[sp.spanID]; dup {
+				state.touched = now
+				continue
+			}
+		}
+		var count, charge int
+		if isTool {
+			count = len(at.urlsReturned)
+			charge = spanCost
+			if count > 0 {
+				charge += urlCharge(at.urlsReturned)
+			}
+			if len(at.pagesReturned) > 0 {
+				count += len(at.pagesReturned)
+				charge += urlCharge(at.pagesReturned)
+			}
+			if at.hasURLFull {
+				count++
+				charge += stringCost + runes(at.urlFull)
+			}
+			if at.queryHash != "" {
+				charge += stringCost + runes(at.queryHash)
+			} else if at.hasQueryText {
+				charge += stringCost + runes(at.queryText)
+			}
+		} else {
+			count = len(at.citations)
+			charge = rootCost + urlCharge(at.citations)
+		}
+		reason := ""
+		if count > a.lim.maxURLs || (state != nil && state.urls+count > a.lim.maxURLs) {
+			reason = names.DropUrlsPerTrace
+		} else if state != nil {
+			if isRoot {
+				if len(state.roots) >= a.lim.maxRoots {
+					reason = names.DropRootsPerTrace
+				}
+			} else if len(state.spanIDs)-len(state.roots) >= a.lim.maxSpans {
+				reason = names.DropSpansPerTrace
+			}
+		}
+		if reason != "" {
+			res.drops[reason]++
+			if res.problem == "" {
+				res.problem = "span " + pyRepr(sp.name) + " refused: its trace is over the " + reason + " cap"
+			}
+			continue
+		}
+		if state == nil {
+			if len(a.traces) >= a.lim.maxTraces {
+				a.takeDue(now, &res.done)
+			}
+			for len(a.traces) >= a.lim.maxTraces {
+				res.done = append(res.done, a.popOldest(names.EvictCapacity))
+			}
+			state = &traceState{id: sp.traceID, spanIDs: map[[8]byte]struct{}{}, touched: now, service: sp.service}
+			state.elem = a.lru.PushBack(state)
+			a.traces[sp.traceID] = state
+		} else {
+			state.touched = now
+			a.lru.MoveToBack(state.elem)
+		}
+		if isTool {
+			key := at.runID
+			acc := state.run(key)
+			if acc == nil {
+				acc = newAccumulator()
+				state.runs = append(state.runs, runEntry{key, acc})
+			}
+			acc.add(&sp.view)
+			agent := at.agent
+			if agent == "" {
+				agent = sp.service
+			}
+			d := int64(sp.view.endNs) - int64(sp.view.startNs)
+			if d < 0 {
+				d = 0
+			}
+			res.tools = append(res.tools, toolCall{agent: agent, tool: at.toolName, kind: at.kind,
+				status: toolStatus(at, sp.view.statusError), seconds: float64(d) / 1e9, traceID: sp.traceID})
+		} else {
+			a.takeRoot(state, sp, now)
+		}
+		state.spanIDs[sp.spanID] = struct{}{}
+		state.urls += count
+		state.held += charge
+		a.heldSum += charge
+		for a.heldSum > a.lim.maxHeld && len(a.traces) > 0 {
+			res.done = append(res.done, a.popOldest(names.EvictMemory))
+		}
+	}
+	return res
+}
+
+// takeRoot holds a run root and (re)arms its trace's grace period.
+func (a *assembler) takeRoot(state *traceState, sp *inSpan, now float64) {
+	root := heldRoot{view: sp.view, spanID: sp.spanID}
+	if a.keepOuts && sp.source != nil {
+		root.out = ptrace.NewResourceSpans()
+		sp.source.Resource().CopyTo(root.out.Resource())
+		root.out.SetSchemaUrl(sp.source.SchemaUrl())
+		src := sp.source.ScopeSpans().At(sp.scope)
+		ss := root.out.ScopeSpans().AppendEmpty()
+		src.Scope().CopyTo(ss.Scope())
+		ss.SetSchemaUrl(src.SchemaUrl())
+		src.Spans().At(sp.index).CopyTo(ss.Spans().AppendEmpty())
+		root.hasOut = true
+	}
+	state.roots = append(state.roots, root)
+	if !state.hasDue {
+		state.due, state.hasDue = now+a.lim.grace, true
+		a.dueQ = append(a.dueQ, dueEntry{state.due, state.id})
+	} else if now+a.lim.grace > state.due {
+		state.due = now + a.lim.grace
+	}
+}
+
+func (a *assembler) remove(state *traceState) {
+	delete(a.traces, state.id)
+	a.lru.Remove(state.elem)
+	a.heldSum -= state.held
+	a.remember(state.id)
+}
+
+func (a *assembler) popOldest(reason string) finished {
+	state := a.lru.Front().Value.(*traceState)
+	a.remove(state)
+	return finished{state: state, evicted: reason}
+}
+
+// takeDue moves every trace whose grace period is over to out.
+func (a *assembler) takeDue(now float64, out *[]finished) {
+	for len(a.dueQ) > 0 && a.dueQ[0].at <= now {
+		e := a.dueQ[0]
+		a.dueQ = a.dueQ[1:]
+		state := a.traces[e.id]
+		if state == nil {
+			continue
+		}
+		if state.hasDue && state.due > now {
+			a.dueQ = append(a.dueQ, dueEntry{state.due, e.id})
+			continue
+		}
+		a.remove(state)
+		*out = append(*out, finished{state: state})
+	}
+}
+
+// finalizeDue is finalize_due: traces past their grace period, then those idle past the TTL.
+func (a *assembler) finalizeDue(now float64) []finished {
+	var out []finished
+	a.takeDue(now, &out)
+	limit := now - a.lim.ttl
+	for a.lru.Len() > 0 {
+		state := a.lru.Front().Value.(*traceState)
+		if state.touched > limit {
+			break
+		}
+		a.remove(state)
+		out = append(out, finished{state: state, rootless: true, evicted: names.EvictTtl})
+	}
+	return out
+}
+
+// drain is drain: every trace still held, evicted as shutdown.
+func (a *assembler) drain() []finished {
+	var out []finished
+	for a.lru.Len() > 0 {
+		state := a.lru.Front().Value.(*traceState)
+		a.remove(state)
+		out = append(out, finished{state: state, evicted: names.EvictShutdown})
+	}
+	a.dueQ = nil
+	return out
+}
+
+func (a *assembler) remember(id [16]byte) {
+	if _, ok := a.doneIDs[id]; ok {
+		return
+	}
+	a.doneIDs[id] = struct{}{}
+	a.doneQ = append(a.doneQ, id)
+	if len(a.doneQ) > a.maxDone {
+		delete(a.doneIDs, a.doneQ[0])
+		a.doneQ = a.doneQ[1:]
+	}
+}
+
+// finishedRun is one run's summary and, when it had a held root, that root.
+type finishedRun struct {
+	summary Summary
+	root    *heldRoot
+}
+
+// finish is _finish: one summary per root (its run's accumulator); runs without a root only when rootless or
+// when the trace has no root at all. Evicted traces without roots are not summarised (Python's _after_add/drain).
+func finish(f finished, th *Thresholds) []finishedRun {
+	state := f.state
+	if f.evicted != "" && f.evicted != names.EvictTtl && len(state.roots) == 0 {
+		return nil
+	}
+	var out []finishedRun
+	for i := range state.roots {
+		root := &state.roots[i]
+		acc := state.popRun(root.view.attrs.runID)
+		if acc == nil {
+			acc = newAccumulator()
+		}
+		out = append(out, finishedRun{acc.finish(state.id, &root.view, th, state.service), root})
+	}
+	if f.rootless || len(state.roots) == 0 {
+		for _, r := range state.runs {
+			out = append(out, finishedRun{r.acc.finish(state.id, nil, th, state.service), nil})
+		}
+	}
+	return out
+}
+
+// pyRepr is Python's repr() of a simple string, for messages.
+func pyRepr(s string) string { return "'" + s + "'" }

@@ -1,0 +1,142 @@
+// Reading the attributes the summary needs from a pdata span, with serve/_schema.py's type check.
+package citetracesummary
+
+import (
+	"fmt"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/citetrace/citetracesummary/internal/names"
+)
+
+const (
+	typeString  = "string"
+	typeStrings = "array of strings"
+	typeBool    = "boolean"
+	typeInt     = "integer"
+)
+
+var attributeTypes = func() map[string]string {
+	m := make(map[string]string, len(names.AttributeTypes))
+	for _, t := range names.AttributeTypes {
+		m[t.Key] = t.Type
+	}
+	return m
+}()
+
+// attrs is what the summary reads of one span; has* tells a present attribute from an absent one where the
+// Python code does.
+type attrs struct {
+	kind, status, operation, agent, toolName, runID, queryHash, queryText, urlFull string
+	hasRunID, hasQueryText, hasURLFull, hasURLsReturned, hasPages, hasErrorType    bool
+	hasSourcesReported, sourcesReported, hasContentReturned, contentReturned       bool
+	urlsReturned, pagesReturned, citations                                         []string
+}
+
+func typeMatches(v pcommon.Value, kind string) bool {
+	switch kind {
+	case typeString:
+		return v.Type() == pcommon.ValueTypeStr
+	case typeInt:
+		return v.Type() == pcommon.ValueTypeInt
+	case typeBool:
+		return v.Type() == pcommon.ValueTypeBool
+	}
+	if v.Type() != pcommon.ValueTypeSlice {
+		return false
+	}
+	s := v.Slice()
+	for i := 0; i < s.Len(); i++ {
+		if s.At(i).Type() != pcommon.ValueTypeStr {
+			return false
+		}
+	}
+	return true
+}
+
+func strs(v pcommon.Value) []string {
+	s := v.Slice()
+	out := make([]string, s.Len())
+	for i := range out {
+		out[i] = s.At(i).Str()
+	}
+	return out
+}
+
+// readAttrs reads a span's summary attributes; a non-empty problem means a value of the wrong type (the span
+// is then left out of the summary, as citetrace serve refuses it).
+func readAttrs(m pcommon.Map) (attrs, string) {
+	var a attrs
+	problem := ""
+	m.Range(func(k string, v pcommon.Value) bool {
+		kind, ok := attributeTypes[k]
+		if !ok {
+			return true
+		}
+		if !typeMatches(v, kind) {
+			problem = fmt.Sprintf("attribute %q must be %s %s, not %s", k, article(kind), kind, describe(v))
+			return false
+		}
+		switch k {
+		case names.ToolKind:
+			a.kind = v.Str()
+		case names.ToolStatus:
+			a.status = v.Str()
+		case names.GenAiOperationName:
+			a.operation = v.Str()
+		case names.GenAiAgentName:
+			a.agent = v.Str()
+		case names.GenAiToolName:
+			a.toolName = v.Str()
+		case names.RunId:
+			a.runID, a.hasRunID = v.Str(), true
+		case names.QueryHash:
+			a.queryHash = v.Str()
+		case names.QueryText:
+			a.queryText, a.hasQueryText = v.Str(), true
+		case names.UrlFull:
+			a.urlFull, a.hasURLFull = v.Str(), true
+		case names.UrlsReturned:
+			a.urlsReturned, a.hasURLsReturned = strs(v), true
+		case names.PagesReturned:
+			a.pagesReturned, a.hasPages = strs(v), true
+		case names.Citations:
+			a.citations = strs(v)
+		case names.ErrorType:
+			a.hasErrorType = true
+		case names.SearchSourcesReported:
+			a.sourcesReported, a.hasSourcesReported = v.Bool(), true
+		case names.SearchContentReturned:
+			a.contentReturned, a.hasContentReturned = v.Bool(), true
+		}
+		return true
+	})
+	return a, problem
+}
+
+func article(kind string) string {
+	if kind == typeString {
+		return "a"
+	}
+	return "an"
+}
+
+func describe(v pcommon.Value) string {
+	switch v.Type() {
+	case pcommon.ValueTypeMap:
+		return "a kvlist"
+	case pcommon.ValueTypeSlice:
+		s := v.Slice()
+		for i := 0; i < s.Len(); i++ {
+			if s.At(i).Type() != pcommon.ValueTypeStr {
+				return "an array with a " + describe(s.At(i))
+			}
+		}
+		return "an array"
+	case pcommon.ValueTypeEmpty:
+		return "an empty value"
+	}
+	return "a " + v.Type().String()
+}
+
+func isToolKind(k string) bool { return k == names.ToolKindSearch || k == names.ToolKindFetch }

@@ -1,0 +1,319 @@
+// The connector's shared core: one per configuration, fed by the traces->traces and traces->metrics nodes the
+// collector builds for it, holding the assembler, the metrics and the output consumers.
+package citetracesummary
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.uber.org/zap"
+
+	"github.com/citetrace/citetracesummary/internal/names"
+)
+
+const scopeName = "github.com/citetrace/citetracesummary"
+
+// stats are the refused and late spans, also counted in the telemetry (read by tests).
+type stats struct{ invalid, mistyped, late atomic.Int64 }
+
+type core struct {
+	cfg        *Config
+	th         *Thresholds
+	logger     *zap.Logger
+	tel        *telemetry
+	mu         sync.Mutex // guards asm
+	asm        *assembler
+	metrics    *summaryMetrics
+	inFlight   atomic.Int64
+	tracesOut  consumer.Traces
+	metricsOut consumer.Metrics
+	resource   pcommon.Resource // the collector's service.name and service.instance.id: job and instance labels
+	clock      func() time.Time
+	mono       func() float64
+	observe    func([]Summary) // tests: every summary, in order
+	stats      stats
+	started    int
+	stop       chan struct{}
+	wg         sync.WaitGroup
+	lifecycle  sync.Mutex
+}
+
+func newCore(cfg *Config, logger *zap.Logger, tel *telemetry, collector pcommon.Resource) *core {
+	start := time.Now()
+	c := &core{cfg: cfg, th: cfg.thresholds(), logger: logger, tel: tel, clock: time.Now,
+		mono: func() float64 { return time.Since(start).Seconds() }, resource: pcommon.NewResource()}
+	for _, k := range []string{"service.name", "service.namespace", "service.instance.id"} {
+		if v, ok := collector.Attributes().Get(k); ok {
+			v.CopyTo(c.resource.Attributes().PutEmpty(k))
+		}
+	}
+	c.metrics = newSummaryMetrics(cfg.MaxToolNames, start)
+	c.metrics.inFlight = func() int { return int(c.inFlight.Load()) }
+	return c
+}
+
+// emitsTraces tells whether accepted roots are held back and emitted with the summary.
+func (c *core) emitsTraces() bool { return c.tracesOut != nil }
+
+// collect turns a batch into the assembler's spans; the accepted roots are removed from td later when held.
+func (c *core) collect(td ptrace.Traces) ([]inSpan, int, int) {
+	var spans []inSpan
+	invalid, mistyped := 0, 0
+	rss := td.ResourceSpans()
+	for i := 0; i < rss.Len(); i++ {
+		rs := rss.At(i)
+		service := ""
+		if v, ok := rs.Resource().Attributes().Get("service.name"); ok && v.Type() == pcommon.ValueTypeStr {
+			service = v.Str()
+		}
+		sss := rs.ScopeSpans()
+		for j := 0; j < sss.Len(); j++ {
+			ss := sss.At(j).Spans()
+			for k := 0; k < ss.Len(); k++ {
+				span := ss.At(k)
+				a, problem := readAttrs(span.Attributes())
+				tid, sid := span.TraceID(), span.SpanID()
+				if tid.IsEmpty() || sid.IsEmpty() { // as serve's decoder: refused whatever the span is
+					invalid++
+					continue
+				}
+				if problem != "" {
+					mistyped++
+					c.tel.problem(problem)
+					continue
+				}
+				if !isToolKind(a.kind) && a.operation != names.OpInvokeAgent {
+					continue // not a citetrace span: nothing in the summary reads it
+				}
+				spans = append(spans, inSpan{traceID: tid, spanID: sid, name: span.Name(), service: service,
+					view: spanView{attrs: a, startNs: uint64(span.StartTimestamp()), endNs: uint64(span.EndTimestamp()),
+						statusError: span.Status().Code() == ptrace.StatusCodeError},
+					source: &rs, scope: j, index: k})
+			}
+		}
+	}
+	return spans, invalid, mistyped
+}
+
+// consume is one batch: summarise, hold the accepted roots back (when traces are emitted), pass the rest on.
+func (c *core) consume(ctx context.Context, td ptrace.Traces) error {
+	spans, invalid, mistyped := c.collect(td)
+	keep := c.emitsTraces()
+	c.mu.Lock()
+	c.asm.keepOuts = keep
+	res := c.asm.add(spans, c.mono())
+	held := map[[8]byte]bool{}
+	if keep {
+		for _, f := range spans {
+			if st := c.asm.traces[f.traceID]; st != nil {
+				for _, r := range st.roots {
+					if r.spanID == f.spanID && r.hasOut {
+						held[r.spanID] = true
+					}
+				}
+			}
+		}
+		for _, f := range res.done { // roots of traces finalised in this very call were held too
+			for _, r := range f.state.roots {
+				if r.hasOut {
+					held[r.spanID] = true
+				}
+			}
+		}
+	}
+	c.inFlight.Store(int64(c.asm.inFlight()))
+	c.mu.Unlock()
+	c.stats.invalid.Add(int64(invalid))
+	c.stats.mistyped.Add(int64(mistyped))
+	c.stats.late.Add(int64(res.late))
+	c.tel.refused(ctx, invalid, mistyped)
+	c.tel.late(ctx, res.late)
+	for reason, n := range res.drops {
+		c.metrics.count(c.metrics.dropped, reason, n)
+		c.tel.dropped(ctx, reason, n)
+	}
+	c.metrics.observeTools(res.tools, c.clock())
+	if keep && len(held) > 0 {
+		removeHeld(td, spans, held)
+	}
+	var err error
+	if keep && td.SpanCount() > 0 {
+		err = c.tracesOut.ConsumeTraces(ctx, td)
+	}
+	// as serve's _after_add: the runs finalised because they were due first, then those evicted to make room
+	ordered := make([]finished, 0, len(res.done))
+	for _, f := range res.done {
+		if f.evicted == "" {
+			ordered = append(ordered, f)
+		}
+	}
+	for _, f := range res.done {
+		if f.evicted != "" {
+			ordered = append(ordered, f)
+		}
+	}
+	c.emit(ctx, ordered)
+	return err
+}
+
+// removeHeld takes the held roots out of the batch (they are emitted later, with their summary).
+func removeHeld(td ptrace.Traces, spans []inSpan, held map[[8]byte]bool) {
+	rss := td.ResourceSpans()
+	for i := 0; i < rss.Len(); i++ {
+		sss := rss.At(i).ScopeSpans()
+		for j := 0; j < sss.Len(); j++ {
+			sss.At(j).Spans().RemoveIf(func(s ptrace.Span) bool {
+				if !held[s.SpanID()] {
+					return false
+				}
+				delete(held, s.SpanID()) // a duplicate in the same batch passes through
+				return true
+			})
+		}
+		sss.RemoveIf(func(ss ptrace.ScopeSpans) bool { return ss.Spans().Len() == 0 })
+	}
+	rss.RemoveIf(func(rs ptrace.ResourceSpans) bool { return rs.ScopeSpans().Len() == 0 })
+}
+
+// emit finalises traces: evictions counted, summaries recorded, held roots sent on with their summary.
+func (c *core) emit(ctx context.Context, done []finished) {
+	if len(done) == 0 {
+		return
+	}
+	var sums []Summary
+	out := ptrace.NewTraces()
+	for _, f := range done {
+		if f.evicted != "" {
+			c.metrics.count(c.metrics.evicted, f.evicted, 1)
+			c.tel.evicted(ctx, f.evicted)
+		}
+		for _, run := range finish(f, c.th) {
+			sums = append(sums, run.summary)
+			if run.root != nil && run.root.hasOut {
+				rs := out.ResourceSpans().AppendEmpty()
+				run.root.out.MoveTo(rs)
+				writeSummary(rs.ScopeSpans().At(0).Spans().At(0).Attributes(), &run.summary)
+			}
+		}
+	}
+	c.metrics.observeSummaries(sums, c.clock())
+	if c.observe != nil {
+		c.observe(sums)
+	}
+	c.tel.runs(ctx, len(sums))
+	if out.SpanCount() > 0 && c.tracesOut != nil {
+		if err := c.tracesOut.ConsumeTraces(ctx, out); err != nil {
+			c.tel.exportError(ctx, "traces")
+			c.logger.Warn("citetracesummary: summarised roots not accepted downstream", zap.Error(err))
+		}
+	}
+}
+
+// writeSummary is TraceSummary.to_attributes, written on the run's root.
+func writeSummary(m pcommon.Map, s *Summary) {
+	ints := []int{s.Searches, s.Reads, s.RepeatQueries, s.EmptySearches, s.FailedReads, s.RateLimited,
+		s.DistinctURLsSeen, s.Citations, s.UncitedFromRetrieval, s.CitedNotFetched}
+	for i, field := range names.SummaryFields {
+		key := names.SummaryPrefix + field
+		switch field {
+		case "slowest_ms":
+			m.PutDouble(key, s.SlowestMs)
+		case "total_ms":
+			m.PutDouble(key, s.TotalMs)
+		default:
+			m.PutInt(key, int64(ints[i]))
+		}
+	}
+	reasons := m.PutEmptySlice(names.SummaryFailureReasons)
+	for _, r := range s.FailureReasons {
+		reasons.AppendEmpty().SetStr(r)
+	}
+	m.PutBool(names.SummaryFailed, s.Failed)
+	m.PutBool(names.SummaryKeep, s.Keep)
+}
+
+// tick finalises what is due.
+func (c *core) tick(ctx context.Context) {
+	c.mu.Lock()
+	done := c.asm.finalizeDue(c.mono())
+	c.inFlight.Store(int64(c.asm.inFlight()))
+	c.mu.Unlock()
+	c.emit(ctx, done)
+}
+
+// flushMetrics sends every cumulative series to the metrics pipeline.
+func (c *core) flushMetrics(ctx context.Context) {
+	if c.metricsOut == nil {
+		return
+	}
+	md := pmetric.NewMetrics()
+	rm := md.ResourceMetrics().AppendEmpty()
+	c.resource.CopyTo(rm.Resource())
+	sm := rm.ScopeMetrics().AppendEmpty()
+	sm.Scope().SetName(scopeName)
+	c.metrics.appendTo(sm, c.clock())
+	if err := c.metricsOut.ConsumeMetrics(ctx, md); err != nil {
+		c.tel.exportError(ctx, "metrics")
+		c.logger.Warn("citetracesummary: metrics not accepted downstream", zap.Error(err))
+	}
+}
+
+func (c *core) run() {
+	defer c.wg.Done()
+	ticker := time.NewTicker(c.cfg.Tick)
+	defer ticker.Stop()
+	flush := time.NewTicker(c.cfg.MetricsFlushInterval)
+	defer flush.Stop()
+	ctx := context.Background()
+	for {
+		select {
+		case <-c.stop:
+			return
+		case <-ticker.C:
+			c.tick(ctx)
+		case <-flush.C:
+			c.flushMetrics(ctx)
+		}
+	}
+}
+
+func (c *core) start() {
+	c.lifecycle.Lock()
+	defer c.lifecycle.Unlock()
+	c.started++
+	if c.started > 1 {
+		return
+	}
+	c.asm = newAssembler(c.cfg.limits(), c.emitsTraces())
+	c.stop = make(chan struct{})
+	c.wg.Add(1)
+	go c.run()
+}
+
+// shutdown, on the last node's Shutdown: what is in flight is summarised (roots that arrived) and counted as
+// shutdown, the roots go out, and the metrics are flushed one last time.
+func (c *core) shutdown(ctx context.Context) {
+	c.lifecycle.Lock()
+	defer c.lifecycle.Unlock()
+	if c.started == 0 {
+		return
+	}
+	c.started--
+	if c.started > 0 {
+		return
+	}
+	close(c.stop)
+	c.wg.Wait()
+	c.mu.Lock()
+	done := c.asm.drain()
+	c.inFlight.Store(0)
+	c.mu.Unlock()
+	c.emit(ctx, done)
+	c.flushMetrics(ctx)
+}

@@ -1,0 +1,326 @@
+// The summary's Prometheus metrics (citetrace/summary/_metrics.py SummaryMetrics): the same names, labels, label
+// caps and buckets, kept as cumulative series and written out as OTel metrics for prometheusremotewrite.
+package citetracesummary
+
+import (
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/citetrace/citetracesummary/internal/names"
+)
+
+const labelSep = "\x00"
+
+// capped is _Capped: a label value set that stops growing at limit distinct values.
+type capped struct {
+	limit int
+	seen  map[string]struct{}
+}
+
+func (c *capped) label(v string) string {
+	if _, ok := c.seen[v]; ok {
+		return v
+	}
+	if len(c.seen) < c.limit {
+		c.seen[v] = struct{}{}
+		return v
+	}
+	return names.ToolOverflow
+}
+
+type counter struct {
+	name, doc string
+	labels    []string
+	values    map[string]float64
+}
+
+type histSeries struct {
+	counts    []uint64
+	total     float64
+	exemplars []exemplar
+}
+
+type exemplar struct {
+	traceID [16]byte
+	value   float64
+	at      time.Time
+}
+
+type histogram struct {
+	name, doc string
+	labels    []string
+	bounds    []float64
+	series    map[string]*histSeries
+}
+
+func newCounter(name, doc string, labels ...string) *counter {
+	return &counter{name: name, doc: doc, labels: labels, values: map[string]float64{}}
+}
+
+func newHistogram(name, doc string, bounds []float64, labels ...string) *histogram {
+	return &histogram{name: name, doc: doc, labels: labels, bounds: bounds, series: map[string]*histSeries{}}
+}
+
+func (c *counter) inc(key string, v float64) { c.values[key] += v }
+
+func (h *histogram) observe(key string, v float64, traceID *[16]byte, at time.Time) {
+	s := h.series[key]
+	if s == nil {
+		s = &histSeries{counts: make([]uint64, len(h.bounds)+1), exemplars: make([]exemplar, len(h.bounds)+1)}
+		h.series[key] = s
+	}
+	i := sort.SearchFloat64s(h.bounds, v)
+	s.counts[i]++
+	s.total += v
+	if traceID != nil {
+		s.exemplars[i] = exemplar{*traceID, v, at}
+	}
+}
+
+// perRun is one per-run histogram: which summary field it observes, and whether that field is in milliseconds.
+type perRun struct {
+	field string
+	ms    bool
+	h     *histogram
+}
+
+// summaryMetrics is SummaryMetrics: every series the summary exports, cumulative since start.
+type summaryMetrics struct {
+	mu                     sync.Mutex
+	start                  pcommon.Timestamp
+	runs, failures, tools  *counter
+	uncited, unfetched     *counter
+	evicted, dropped       *counter
+	spanErrors             *counter
+	toolSeconds            *histogram
+	perRun                 []perRun
+	toolLabel, agentLabels capped
+	inFlight               func() int
+}
+
+func newSummaryMetrics(maxToolNames int, start time.Time) *summaryMetrics {
+	agent, tool, kind, status := names.LabelAgent, names.LabelTool, names.LabelKind, names.LabelStatus
+	m := &summaryMetrics{
+		start:       pcommon.NewTimestampFromTime(start),
+		runs:        newCounter(names.MetricRunsTotal, "Finished research runs.", agent, names.LabelOutcome),
+		failures:    newCounter(names.MetricRunFailuresTotal, "Failed runs, once per reason that applied.", agent, names.LabelReason),
+		tools:       newCounter(names.MetricToolCallsTotal, "Tool calls by outcome.", agent, tool, kind, status),
+		toolSeconds: newHistogram(names.MetricToolCallDurationSeconds, "Tool-call latency (trace-id exemplars).", names.ToolSecondsBuckets, agent, tool, kind),
+		uncited:     newCounter(names.MetricUncitedCitationsTotal, "Cited URLs that no search returned.", agent),
+		unfetched:   newCounter(names.MetricUnfetchedCitationsTotal, "Cited URLs the run never fetched.", agent),
+		evicted:     newCounter(names.MetricTracesEvictedTotal, "Trace states evicted before their root ended.", names.LabelEvictReason),
+		dropped:     newCounter(names.MetricSpansDroppedTotal, "Spans dropped by a bound.", names.LabelDropReason),
+		spanErrors:  newCounter(names.MetricSpanProcessingErrorsTotal, "Internal errors while processing spans (caught)."),
+		toolLabel:   capped{limit: maxToolNames, seen: map[string]struct{}{}},
+		agentLabels: capped{limit: maxToolNames, seen: map[string]struct{}{}},
+	}
+	for _, r := range []struct {
+		field, metric, doc string
+		bounds             []float64
+	}{
+		{"searches", names.MetricRunSearches, "Searches per run.", names.CountBuckets},
+		{"reads", names.MetricRunReads, "Reads (fetches) per run.", names.CountBuckets},
+		{"repeat_queries", names.MetricRunRepeatQueries, "Repeated queries per run.", names.CountBuckets},
+		{"distinct_urls_seen", names.MetricRunDistinctUrls, "Distinct URLs in search results per run.", names.CountBuckets},
+		{"citations", names.MetricRunCitations, "Citations per run.", names.CountBuckets},
+		{"slowest_ms", names.MetricRunSlowestCallSeconds, "Slowest tool call of each run.", names.ToolSecondsBuckets},
+		{"total_ms", names.MetricRunDurationSeconds, "Run duration.", names.RunSecondsBuckets},
+	} {
+		m.perRun = append(m.perRun, perRun{r.field, strings.HasSuffix(r.field, "_ms"), newHistogram(r.metric, r.doc, r.bounds, agent)})
+	}
+	for _, r := range names.EvictReasons {
+		m.evicted.inc(r, 0)
+	}
+	for _, r := range names.DropReasons {
+		m.dropped.inc(r, 0)
+	}
+	m.spanErrors.inc("", 0)
+	return m
+}
+
+// agentLabel is SummaryMetrics.agent_label (the caller holds mu).
+func (m *summaryMetrics) agentLabel(agent string) string {
+	if agent == "" {
+		return names.AgentUnknown
+	}
+	return m.agentLabels.label(agent)
+}
+
+// toolCall is one tool span's contribution to the tool-call metrics.
+type toolCall struct {
+	agent, tool, kind, status string
+	seconds                   float64
+	traceID                   [16]byte
+}
+
+// observeTools is observe_tool for each call, in order.
+func (m *summaryMetrics) observeTools(calls []toolCall, at time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i := range calls {
+		c := &calls[i]
+		agent := m.agentLabel(c.agent)
+		tool := names.AgentUnknown
+		if c.tool != "" {
+			tool = m.toolLabel.label(c.tool)
+		}
+		status := c.status
+		if !isToolStatus(status) {
+			status = names.StatusError
+		}
+		m.tools.inc(agent+labelSep+tool+labelSep+c.kind+labelSep+status, 1)
+		m.toolSeconds.observe(agent+labelSep+tool+labelSep+c.kind, c.seconds, &c.traceID, at)
+	}
+}
+
+func summaryField(s *Summary, field string) float64 {
+	switch field {
+	case "searches":
+		return float64(s.Searches)
+	case "reads":
+		return float64(s.Reads)
+	case "repeat_queries":
+		return float64(s.RepeatQueries)
+	case "distinct_urls_seen":
+		return float64(s.DistinctURLsSeen)
+	case "citations":
+		return float64(s.Citations)
+	case "slowest_ms":
+		return s.SlowestMs
+	case "total_ms":
+		return s.TotalMs
+	}
+	panic("unknown summary field " + field)
+}
+
+// observeSummaries is observe_summary for each finished run, in order.
+func (m *summaryMetrics) observeSummaries(sums []Summary, at time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i := range sums {
+		s := &sums[i]
+		agent := m.agentLabel(s.Agent)
+		outcome := names.OutcomeOk
+		if s.Failed {
+			outcome = names.OutcomeFailed
+		}
+		m.runs.inc(agent+labelSep+outcome, 1)
+		for _, r := range s.FailureReasons {
+			m.failures.inc(agent+labelSep+r, 1)
+		}
+		for _, p := range m.perRun {
+			v := summaryField(s, p.field)
+			if p.ms {
+				v /= 1000.0
+			}
+			p.h.observe(agent, v, nil, at)
+		}
+		m.uncited.inc(agent, float64(s.UncitedFromRetrieval))
+		m.unfetched.inc(agent, float64(s.CitedNotFetched))
+	}
+}
+
+// count adds n to one of the self-metrics (evicted, dropped by reason, span errors).
+func (m *summaryMetrics) count(c *counter, label string, n int) {
+	if n == 0 {
+		return
+	}
+	m.mu.Lock()
+	c.inc(label, float64(n))
+	m.mu.Unlock()
+}
+
+func putLabels(dst pcommon.Map, labels []string, key string) {
+	if len(labels) == 0 {
+		return
+	}
+	values := strings.Split(key, labelSep)
+	for i, l := range labels {
+		dst.PutStr(l, values[i])
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// appendTo writes every series, cumulative, stamped now, into sm.
+func (m *summaryMetrics) appendTo(sm pmetric.ScopeMetrics, now time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ts := pcommon.NewTimestampFromTime(now)
+	for _, c := range []*counter{m.runs, m.failures, m.tools, m.uncited, m.unfetched, m.evicted, m.dropped, m.spanErrors} {
+		if len(c.values) == 0 {
+			continue
+		}
+		metric := sm.Metrics().AppendEmpty()
+		metric.SetName(c.name)
+		metric.SetDescription(c.doc)
+		sum := metric.SetEmptySum()
+		sum.SetIsMonotonic(true)
+		sum.SetAggregationTemporality(pmetric.AggregationTemporalityCumulative)
+		for _, k := range sortedKeys(c.values) {
+			dp := sum.DataPoints().AppendEmpty()
+			putLabels(dp.Attributes(), c.labels, k)
+			dp.SetStartTimestamp(m.start)
+			dp.SetTimestamp(ts)
+			dp.SetDoubleValue(c.values[k])
+		}
+	}
+	hists := []*histogram{m.toolSeconds}
+	for _, p := range m.perRun {
+		hists = append(hists, p.h)
+	}
+	for _, h := range hists {
+		if len(h.series) == 0 {
+			continue
+		}
+		metric := sm.Metrics().AppendEmpty()
+		metric.SetName(h.name)
+		metric.SetDescription(h.doc)
+		hist := metric.SetEmptyHistogram()
+		hist.SetAggregationTemporality(pmetric.AggregationTemporalityCumulative)
+		for _, k := range sortedKeys(h.series) {
+			s := h.series[k]
+			dp := hist.DataPoints().AppendEmpty()
+			putLabels(dp.Attributes(), h.labels, k)
+			dp.SetStartTimestamp(m.start)
+			dp.SetTimestamp(ts)
+			dp.ExplicitBounds().FromRaw(h.bounds)
+			dp.BucketCounts().FromRaw(s.counts)
+			var n uint64
+			for _, c := range s.counts {
+				n += c
+			}
+			dp.SetCount(n)
+			dp.SetSum(s.total)
+			for _, ex := range s.exemplars {
+				if ex.at.IsZero() {
+					continue
+				}
+				e := dp.Exemplars().AppendEmpty()
+				e.SetTraceID(pcommon.TraceID(ex.traceID))
+				e.SetDoubleValue(ex.value)
+				e.SetTimestamp(pcommon.NewTimestampFromTime(ex.at))
+			}
+		}
+	}
+	if m.inFlight != nil {
+		metric := sm.Metrics().AppendEmpty()
+		metric.SetName(names.MetricTracesInFlight)
+		metric.SetDescription("Traces with state held by the summarizer.")
+		dp := metric.SetEmptyGauge().DataPoints().AppendEmpty()
+		dp.SetTimestamp(ts)
+		dp.SetDoubleValue(float64(m.inFlight()))
+	}
+}

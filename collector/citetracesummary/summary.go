@@ -1,0 +1,260 @@
+// The pure summary (citetrace/summary/_summarize.py): a run's tool spans in, one TraceSummary out. The
+// accumulator holds counters and URL sets, never spans; finish turns them into the summary.
+package citetracesummary
+
+import (
+	"encoding/hex"
+	"strings"
+
+	"golang.org/x/text/cases"
+
+	"github.com/citetrace/citetracesummary/internal/names"
+)
+
+// Thresholds is summary._model.Thresholds.
+type Thresholds struct {
+	MaxSearches    int
+	MaxFailedReads int
+	SamplePercent  float64
+	SampleSalt     string
+	threshold      uint64
+}
+
+func (t *Thresholds) init() { t.threshold = sampleThreshold(t.SamplePercent) }
+
+// Summary is summary._model.TraceSummary.
+type Summary struct {
+	Agent                string
+	RunID                string
+	TraceID              string
+	Searches             int
+	Reads                int
+	RepeatQueries        int
+	EmptySearches        int
+	FailedReads          int
+	RateLimited          int
+	DistinctURLsSeen     int
+	Citations            int
+	UncitedFromRetrieval int
+	CitedNotFetched      int
+	SlowestMs            float64
+	TotalMs              float64
+	FailureReasons       []string
+	Failed               bool
+	Keep                 bool
+	UncitedURLs          []string
+	UnfetchedURLs        []string
+}
+
+// spanView is what the summary reads of a span: its checked attributes, times and status.
+type spanView struct {
+	attrs       attrs
+	startNs     uint64
+	endNs       uint64
+	statusError bool
+}
+
+// toolStatus is tool_status: a known citetrace.tool.status, else error if the span errored, else ok.
+func toolStatus(a *attrs, statusError bool) string {
+	if isToolStatus(a.status) {
+		return a.status
+	}
+	if statusError {
+		return names.StatusError
+	}
+	return names.StatusOk
+}
+
+func isToolStatus(s string) bool {
+	return s == names.StatusOk || s == names.StatusEmpty || s == names.StatusError || s == names.StatusRateLimited
+}
+
+var folder = cases.Fold()
+
+// foldQuery is fold_query: case-folded, whitespace collapsed.
+func foldQuery(text string) string { return strings.Join(pyFields(folder.String(text)), " ") }
+
+// accumulator is RunAccumulator.
+type accumulator struct {
+	searches, reads, repeatQueries, emptySearches, failedReads, rateLimited int
+	slowestNs, firstStart, lastEnd                                          int64
+	agent, runID                                                            string
+	queries                                                                 map[string]struct{}
+	results                                                                 map[string]struct{}
+	fetched                                                                 map[string]struct{}
+	unreported                                                              bool
+}
+
+func newAccumulator() *accumulator {
+	return &accumulator{queries: map[string]struct{}{}, results: map[string]struct{}{}, fetched: map[string]struct{}{}}
+}
+
+// add counts one tool span (the caller checked citetrace.tool.kind).
+func (acc *accumulator) add(s *spanView) {
+	a := &s.attrs
+	start, end := int64(s.startNs), int64(s.endNs)
+	if start != 0 && (acc.firstStart == 0 || start < acc.firstStart) {
+		acc.firstStart = start
+	}
+	if end > acc.lastEnd {
+		acc.lastEnd = end
+	}
+	status := toolStatus(a, s.statusError)
+	if d := end - start; d > acc.slowestNs {
+		acc.slowestNs = d
+	}
+	if acc.agent == "" && a.agent != "" {
+		acc.agent = a.agent
+	}
+	if acc.runID == "" && a.runID != "" {
+		acc.runID = a.runID
+	}
+	if status == names.StatusRateLimited {
+		acc.rateLimited++
+	}
+	if a.kind == names.ToolKindSearch {
+		acc.searches++
+		if status == names.StatusEmpty {
+			acc.emptySearches++
+		}
+		qkey, has := a.queryHash, a.queryHash != ""
+		if !has && a.hasQueryText {
+			qkey, has = "text:"+foldQuery(a.queryText), true
+		}
+		if has {
+			if _, seen := acc.queries[qkey]; seen {
+				acc.repeatQueries++
+			} else {
+				acc.queries[qkey] = struct{}{}
+			}
+		}
+		for _, u := range a.urlsReturned {
+			acc.results[u] = struct{}{}
+		}
+		if a.hasPages {
+			for _, u := range a.pagesReturned {
+				acc.fetched[u] = struct{}{}
+			}
+		}
+		if a.hasSourcesReported || a.hasContentReturned {
+			if a.hasSourcesReported && !a.sourcesReported {
+				acc.unreported = true
+			}
+			if a.hasContentReturned && a.contentReturned && a.hasURLsReturned {
+				for _, u := range a.urlsReturned {
+					acc.fetched[u] = struct{}{}
+				}
+			}
+		}
+		return
+	}
+	acc.reads++
+	if status != names.StatusOk {
+		acc.failedReads++
+	}
+	if a.urlFull != "" {
+		acc.fetched[a.urlFull] = struct{}{}
+	}
+}
+
+// rootView is a run root as finish reads it.
+type rootView struct {
+	spanView
+	traceID [16]byte
+}
+
+func keySet(urls map[string]struct{}) map[string]struct{} {
+	out := make(map[string]struct{}, len(urls))
+	for u := range urls {
+		out[urlKey(u)] = struct{}{}
+	}
+	return out
+}
+
+// finish is RunAccumulator.finish(trace_id, root=root, citations=None, ...).
+func (acc *accumulator) finish(traceID [16]byte, root *spanView, th *Thresholds, defaultAgent string) Summary {
+	var citations []string
+	if root != nil {
+		citations = root.attrs.citations
+	}
+	type cite struct{ key, url string }
+	var cited []cite
+	seen := map[string]bool{}
+	for _, u := range citations {
+		k := urlKey(u)
+		if !seen[k] {
+			seen[k] = true
+			cited = append(cited, cite{k, u})
+		}
+	}
+	resultKeys := keySet(acc.results)
+	fetchedKeys := keySet(acc.fetched)
+	uncited, unfetched := []string{}, []string{}
+	if !acc.unreported {
+		for _, c := range cited {
+			if _, ok := resultKeys[c.key]; !ok {
+				uncited = append(uncited, c.url)
+			}
+			if _, ok := fetchedKeys[c.key]; !ok {
+				unfetched = append(unfetched, c.url)
+			}
+		}
+	}
+	agentError := root != nil && (root.statusError || root.attrs.hasErrorType)
+	reasons := []string{}
+	if len(uncited) > 0 {
+		reasons = append(reasons, names.ReasonUncitedUrl)
+	}
+	if len(unfetched) > 0 {
+		reasons = append(reasons, names.ReasonCitedNotFetched)
+	}
+	if acc.emptySearches > 0 {
+		reasons = append(reasons, names.ReasonEmptySearch)
+	}
+	if acc.failedReads > th.MaxFailedReads {
+		reasons = append(reasons, names.ReasonFailedReads)
+	}
+	if acc.searches > th.MaxSearches {
+		reasons = append(reasons, names.ReasonTooManySearches)
+	}
+	if acc.rateLimited > 0 {
+		reasons = append(reasons, names.ReasonRateLimited)
+	}
+	if agentError {
+		reasons = append(reasons, names.ReasonAgentError)
+	}
+	failed := len(reasons) > 0
+	keep := failed || sampleHash(traceID, th.SampleSalt) <= th.threshold
+	var totalNs int64
+	if root != nil {
+		if d := int64(root.endNs) - int64(root.startNs); d > 0 {
+			totalNs = d
+		}
+	} else if acc.firstStart != 0 && acc.lastEnd > acc.firstStart {
+		totalNs = acc.lastEnd - acc.firstStart
+	}
+	agent, runID := "", ""
+	if root != nil {
+		agent, runID = root.attrs.agent, root.attrs.runID
+	}
+	if agent == "" {
+		agent = acc.agent
+	}
+	if agent == "" {
+		agent = defaultAgent
+	}
+	if agent == "" {
+		agent = names.AgentUnknown
+	}
+	if runID == "" {
+		runID = acc.runID
+	}
+	return Summary{
+		Agent: agent, RunID: runID, TraceID: hex.EncodeToString(traceID[:]),
+		Searches: acc.searches, Reads: acc.reads, RepeatQueries: acc.repeatQueries, EmptySearches: acc.emptySearches,
+		FailedReads: acc.failedReads, RateLimited: acc.rateLimited, DistinctURLsSeen: len(resultKeys),
+		Citations: len(cited), UncitedFromRetrieval: len(uncited), CitedNotFetched: len(unfetched),
+		SlowestMs: float64(acc.slowestNs) / 1e6, TotalMs: float64(totalNs) / 1e6,
+		FailureReasons: reasons, Failed: failed, Keep: keep, UncitedURLs: uncited, UnfetchedURLs: unfetched,
+	}
+}
