@@ -1,10 +1,11 @@
 """Writes the Go constants of the collector's ``citetracesummary`` connector from ``names.py``.
 
 The Go component must put exactly the names on the wire that the Python summary does. Rather than retyping
-them, this module generates ``collector/citetracesummary/internal/names/names_gen.go`` from ``names.py`` (every
-string and tuple-of-strings constant, with the first line of its docstring), the attribute schema ``citetrace
-serve`` checks types against (``serve/_schema.py``), the metric buckets and the default thresholds. A test
-asserts the committed file equals this output, so a name changed in Python alone fails CI.
+them, this module generates ``collector/citetracesummary/internal/names/names_gen.go`` from ``names.py`` (the
+constants in ``GO_NAMES``, with the first line of each docstring), the attribute schema ``citetrace serve``
+checks types against (``serve/_schema.py``), the metric buckets and the default thresholds. A test asserts the
+committed file equals this output, so a name the connector uses changed in Python alone fails CI. (Names the
+connector does not use are left out, so adding one to names.py needs no regeneration.)
 
     python -m citetrace._gonames > collector/citetracesummary/internal/names/names_gen.go
 """
@@ -14,16 +15,42 @@ from __future__ import annotations
 import ast
 import inspect
 import json
-import re
 import sys
 from typing import Any
 
 from citetrace import names
 
-__all__ = ["generate", "GO_FILE"]
+__all__ = ["generate", "GO_FILE", "GO_NAMES"]
 
 GO_FILE = "collector/citetracesummary/internal/names/names_gen.go"
 """Where the generated file lives, relative to the repository root."""
+
+
+GO_NAMES = (
+    "GEN_AI_OPERATION_NAME", "GEN_AI_TOOL_NAME", "GEN_AI_AGENT_NAME", "ERROR_TYPE", "URL_FULL",
+    "SEARCH_SOURCES_REPORTED", "SEARCH_CONTENT_RETURNED", "TOOL_KIND", "TOOL_STATUS", "URLS_RETURNED",
+    "PAGES_RETURNED", "QUERY_HASH", "QUERY_TEXT", "RUN_ID", "CITATIONS", "OP_INVOKE_AGENT",
+    "TOOL_KIND_SEARCH", "TOOL_KIND_FETCH", "TOOL_KINDS", "STATUS_OK", "STATUS_EMPTY", "STATUS_ERROR",
+    "STATUS_RATE_LIMITED", "TOOL_STATUSES", "SUMMARY_PREFIX", "SUMMARY_FIELDS", "SUMMARY_FAILURE_REASONS",
+    "SUMMARY_KEEP", "SUMMARY_FAILED", "REASON_UNCITED_URL", "REASON_CITED_NOT_FETCHED", "REASON_EMPTY_SEARCH",
+    "REASON_FAILED_READS", "REASON_TOO_MANY_SEARCHES", "REASON_RATE_LIMITED", "REASON_AGENT_ERROR",
+    "FAILURE_REASONS", "OUTCOME_OK", "OUTCOME_FAILED", "TOOL_OVERFLOW", "AGENT_UNKNOWN", "LABEL_AGENT",
+    "LABEL_OUTCOME", "LABEL_REASON", "LABEL_TOOL", "LABEL_KIND", "LABEL_STATUS", "METRIC_RUNS_TOTAL",
+    "METRIC_RUN_FAILURES_TOTAL", "METRIC_TOOL_CALLS_TOTAL", "METRIC_TOOL_CALL_DURATION_SECONDS",
+    "METRIC_RUN_SEARCHES", "METRIC_RUN_READS", "METRIC_RUN_REPEAT_QUERIES", "METRIC_RUN_DISTINCT_URLS",
+    "METRIC_RUN_CITATIONS", "METRIC_RUN_SLOWEST_CALL_SECONDS", "METRIC_RUN_DURATION_SECONDS",
+    "METRIC_UNCITED_CITATIONS_TOTAL", "METRIC_UNFETCHED_CITATIONS_TOTAL", "METRIC_TRACES_IN_FLIGHT",
+    "METRIC_TRACES_EVICTED_TOTAL", "METRIC_SPANS_DROPPED_TOTAL", "METRIC_SPAN_PROCESSING_ERRORS_TOTAL",
+    "REJECT_INVALID_SPAN", "REJECT_ATTRIBUTE_TYPE", "LABEL_EVICT_REASON", "EVICT_CAPACITY", "EVICT_TTL",
+    "EVICT_SHUTDOWN", "EVICT_MEMORY", "EVICT_REASONS", "LABEL_DROP_REASON", "DROP_SPANS_PER_TRACE",
+    "DROP_ROOTS_PER_TRACE", "DROP_URLS_PER_TRACE", "DROP_REASONS",
+    "LEDGER_TRIGGER", "LEDGER_STOP_REASON", "LEDGER_UNRESOLVED", "LEDGER_UNRESOLVED_DELTA", "LEDGER_TOOL_CALLS",
+    "LEDGER_NEW_EVIDENCE", "LEDGER_FLIPS", "TRIGGERS", "STOP_REASONS", "LABEL_TRIGGER", "LABEL_STOP_REASON",
+    "METRIC_LEDGER_ITERATIONS_TOTAL", "METRIC_LEDGER_FLAT_ITERATIONS_TOTAL", "METRIC_LEDGER_TOOL_CALLS_TOTAL",
+    "METRIC_LEDGER_NEW_EVIDENCE_TOTAL", "METRIC_LEDGER_STATUS_FLIPS_TOTAL", "METRIC_LEDGER_UNRESOLVED",
+    "METRIC_LEDGER_STOPS_TOTAL",
+)
+"""The names.py constants the connector uses (strings and tuples of strings), in the generated file's order."""
 
 
 def _docstrings() -> dict[str, str]:
@@ -53,11 +80,11 @@ def _go_float(value: float) -> str:
 
 def _constants() -> list[tuple[str, Any]]:
     out: list[tuple[str, Any]] = []
-    for name, value in vars(names).items():
-        if not re.fullmatch(r"[A-Z][A-Z0-9_]*", name):
-            continue
-        if isinstance(value, str) or (isinstance(value, tuple) and all(isinstance(v, str) for v in value)):
-            out.append((name, value))
+    for name in GO_NAMES:
+        value = getattr(names, name)
+        if not (isinstance(value, str) or (isinstance(value, tuple) and all(isinstance(v, str) for v in value))):
+            raise TypeError(f"names.{name} is neither a string nor a tuple of strings")
+        out.append((name, value))
     return out
 
 

@@ -11,53 +11,14 @@ const (
 	// GenAiToolName: The tool's name (the decorated function's name unless ``name=`` is given).
 	GenAiToolName = "gen_ai.tool.name"
 
-	// GenAiToolType: ``function`` for everything we wrap.
-	GenAiToolType = "gen_ai.tool.type"
-
-	// GenAiToolCallId: The caller's tool-call id, when it has one (``tool_call_id=`` keyword or ``call_id`` context).
-	GenAiToolCallId = "gen_ai.tool.call.id"
-
-	// GenAiToolDescription: The first line of the tool's docstring.
-	GenAiToolDescription = "gen_ai.tool.description"
-
-	// GenAiToolCallArguments: Opt-in content: the tool's arguments as JSON, redacted. Only with content capture.
-	GenAiToolCallArguments = "gen_ai.tool.call.arguments"
-
 	// GenAiAgentName: The agent's name on the ``invoke_agent`` root span.
 	GenAiAgentName = "gen_ai.agent.name"
 
-	// GenAiEvaluationResult: Event name for one citation-support verdict.
-	GenAiEvaluationResult = "gen_ai.evaluation.result"
+	// ErrorType: Low-cardinality failure class: exception ``__qualname__`` or one of ``ERROR_TYPE_*``.
+	ErrorType = "error.type"
 
-	// GenAiEvaluationName: Evaluation event attribute: what was evaluated (``citation_support``).
-	GenAiEvaluationName = "gen_ai.evaluation.name"
-
-	// GenAiEvaluationScoreValue: Evaluation event attribute: numeric score.
-	GenAiEvaluationScoreValue = "gen_ai.evaluation.score.value"
-
-	// GenAiEvaluationScoreLabel: Evaluation event attribute: low-cardinality label (SUPPORTED, PARTIAL, ...).
-	GenAiEvaluationScoreLabel = "gen_ai.evaluation.score.label"
-
-	// GenAiEvaluationExplanation: Evaluation event attribute: short explanation.
-	GenAiEvaluationExplanation = "gen_ai.evaluation.explanation"
-
-	// OpExecuteTool: Value of ``gen_ai.operation.name`` on tool spans.
-	OpExecuteTool = "execute_tool"
-
-	// OpInvokeAgent: Value of ``gen_ai.operation.name`` on the run's root span.
-	OpInvokeAgent = "invoke_agent"
-
-	// ToolTypeFunction: Value of ``gen_ai.tool.type`` for wrapped functions.
-	ToolTypeFunction = "function"
-
-	// ToolTypeExtension: Value of ``gen_ai.tool.type`` for a tool the model provider ran server-side (web search, page fetch).
-	ToolTypeExtension = "extension"
-
-	// ToolProviderSide: True on a tool span recorded from a model response: the provider ran the search or fetch server-side.
-	ToolProviderSide = "citetrace.tool.provider_side"
-
-	// ToolErrorCode: The provider's own error code for a failed server-side call (``too_many_requests``, ``max_uses_exceeded``...).
-	ToolErrorCode = "citetrace.tool.error_code"
+	// UrlFull: Fetch: the URL read, with credentials and secret-looking query parameters redacted.
+	UrlFull = "url.full"
 
 	// SearchSourcesReported: False on a search whose result URLs the provider did not report (OpenAI without
 	SearchSourcesReported = "citetrace.search.sources_reported"
@@ -65,41 +26,11 @@ const (
 	// SearchContentReturned: True on a search whose results carried the pages' content to the model (provider-side search: Anthropic's
 	SearchContentReturned = "citetrace.search.content_returned"
 
-	// ErrorType: Low-cardinality failure class: exception ``__qualname__`` or one of ``ERROR_TYPE_*``.
-	ErrorType = "error.type"
-
-	// ExceptionMessage: On the ``exception`` span event: the exception's message, redacted (``citetrace._redact.redact_text``).
-	ExceptionMessage = "exception.message"
-
-	// ExceptionStacktrace: On the ``exception`` span event: the formatted traceback, redacted like the message.
-	ExceptionStacktrace = "exception.stacktrace"
-
-	// HttpResponseStatusCode: HTTP status of the tool's response, when known.
-	HttpResponseStatusCode = "http.response.status_code"
-
-	// UrlFull: Fetch: the URL read, with credentials and secret-looking query parameters redacted.
-	UrlFull = "url.full"
-
-	// ServerAddress: Fetch: the host read from.
-	ServerAddress = "server.address"
-
-	// ErrorTypeRateLimited: ``error.type`` for a rate-limited call that raised nothing we can name, or returned a 429.
-	ErrorTypeRateLimited = "rate_limited"
-
-	// ErrorTypeToolError: ``error.type`` for a tool that returned a failure instead of raising.
-	ErrorTypeToolError = "tool_error"
-
 	// ToolKind: ``search`` or ``fetch``.
 	ToolKind = "citetrace.tool.kind"
 
 	// ToolStatus: ``ok``, ``empty``, ``error`` or ``rate_limited``.
 	ToolStatus = "citetrace.tool.status"
-
-	// ResultCount: Search: number of results returned.
-	ResultCount = "citetrace.result.count"
-
-	// ResultSize: Characters of text returned.
-	ResultSize = "citetrace.result.size"
 
 	// UrlsReturned: Search: result URLs in order, capped (see ``ENV_MAX_URLS``).
 	UrlsReturned = "citetrace.urls_returned"
@@ -107,50 +38,20 @@ const (
 	// PagesReturned: The result URLs (redacted) whose page text came with the search result (Tavily ``raw_content``, Exa
 	PagesReturned = "citetrace.pages_returned"
 
-	// UrlsReturnedTruncated: True when ``citetrace.urls_returned`` was cut at the cap.
-	UrlsReturnedTruncated = "citetrace.urls_returned.truncated"
-
 	// QueryHash: Stable digest of the query after folding case and whitespace. Always on.
 	QueryHash = "citetrace.query.hash"
 
 	// QueryText: Opt-in content: the query text.
 	QueryText = "citetrace.query.text"
 
-	// StoreRef: Fetch: reference to the stored text (``<store uri>#<run id>/<sha256>``).
-	StoreRef = "citetrace.store.ref"
-
-	// ContentHash: Fetch: sha256 of the text returned. Always on.
-	ContentHash = "citetrace.content.hash"
-
 	// RunId: The run id, on the root span and on every tool span inside a run.
 	RunId = "citetrace.run.id"
-
-	// RunReplayOf: On the root of a run made while replaying another: the replayed run's id.
-	RunReplayOf = "citetrace.run.replay_of"
-
-	// RunQuestion: Opt-in content: the question the run answers.
-	RunQuestion = "citetrace.run.question"
 
 	// Citations: Root span: the URLs cited by the recorded answer, in order of first citation. Always on.
 	Citations = "citetrace.citations"
 
-	// AnswerText: Opt-in content: the recorded answer.
-	AnswerText = "citetrace.answer.text"
-
-	// AnswerHash: Root span: sha256 of the recorded answer. Always on.
-	AnswerHash = "citetrace.answer.hash"
-
-	// SummarySpanName: Name of the span citetrace adds, as the last child of a trace whose root another instrumentation (or the
-	SummarySpanName = "citetrace.run.summary"
-
-	// InstrumentationScope: Instrumentation scope (tracer name) of every span citetrace creates.
-	InstrumentationScope = "citetrace"
-
-	// SchemaUrl: Semantic-conventions schema of citetrace's spans (set on its tracer, as contrib instrumentors do).
-	SchemaUrl = "https://opentelemetry.io/schemas/1.44.0"
-
-	// CaptureErrors: Count of telemetry errors swallowed while building this span (normally absent).
-	CaptureErrors = "citetrace.capture.errors"
+	// OpInvokeAgent: Value of ``gen_ai.operation.name`` on the run's root span.
+	OpInvokeAgent = "invoke_agent"
 
 	ToolKindSearch = "search"
 
@@ -263,77 +164,11 @@ const (
 	// MetricSpanProcessingErrorsTotal: Counter: internal errors while processing spans (caught, logged once).
 	MetricSpanProcessingErrorsTotal = "citetrace_span_processing_errors_total"
 
-	// MetricStoreWriteErrorsTotal: Counter: run-store writes that failed (caught, logged once).
-	MetricStoreWriteErrorsTotal = "citetrace_store_write_errors_total"
-
-	// MetricStoreWritesQueuedTotal: Counter: run-store writes that met a locked store and went to the background write queue.
-	MetricStoreWritesQueuedTotal = "citetrace_store_writes_queued_total"
-
-	// MetricStoreWritesLostTotal: Counter {reason}: run-store writes given up for good (``STORE_LOST_REASONS``).
-	MetricStoreWritesLostTotal = "citetrace_store_writes_lost_total"
-
-	// MetricStoreQueueDepth: Gauge: run-store writes waiting in the background queue for a locked store.
-	MetricStoreQueueDepth = "citetrace_store_write_queue_depth"
-
-	// MetricCaptureErrorsTotal: Counter: telemetry errors swallowed inside the tool wrapper.
-	MetricCaptureErrorsTotal = "citetrace_capture_errors_total"
-
-	// MetricTracesSampledTotal: Counter {decision}: keep/drop decisions of the in-process sampler (``keep``/``drop``/``early``).
-	MetricTracesSampledTotal = "citetrace_traces_sampled_total"
-
-	// MetricServeRequestsTotal: Counter {code}: OTLP requests answered by ``citetrace serve``, by HTTP status code.
-	MetricServeRequestsTotal = "citetrace_serve_requests_total"
-
-	// MetricServeSpansReceivedTotal: Counter: spans accepted by ``citetrace serve``.
-	MetricServeSpansReceivedTotal = "citetrace_serve_spans_received_total"
-
-	// MetricServeRejectedTotal: Counter {reason}: requests rejected (``malformed``, ``too_large``, ``content_type``, ``unauthorized``), and spans
-	MetricServeRejectedTotal = "citetrace_serve_rejected_total"
-
-	// MetricServeStartedSeconds: Gauge: unix time the service started (restarts show as a step).
-	MetricServeStartedSeconds = "citetrace_serve_start_time_seconds"
-
-	// MetricServeHeldBytes: Gauge: bytes ``citetrace serve`` estimates all traces in flight hold (bounded by ``--max-held-bytes``).
-	MetricServeHeldBytes = "citetrace_serve_held_bytes"
-
-	// MetricServeSpansLateTotal: Counter: spans of a trace ``citetrace serve`` had already finalised (ignored; the summary is not redone).
-	MetricServeSpansLateTotal = "citetrace_serve_late_spans_total"
-
-	// LabelCode: Label of ``citetrace_serve_requests_total``: the HTTP status code answered.
-	LabelCode = "code"
-
-	// RejectMalformed: ``citetrace serve`` rejection: a body that is not valid OTLP protobuf/JSON, or bad gzip (400).
-	RejectMalformed = "malformed"
-
-	// RejectTooLarge: ``citetrace serve`` rejection: body over the size limit, before or after decompression (413).
-	RejectTooLarge = "too_large"
-
-	// RejectContentType: ``citetrace serve`` rejection: not ``application/x-protobuf`` or ``application/json`` (415).
-	RejectContentType = "content_type"
-
-	// RejectUnauthorized: ``citetrace serve`` rejection: missing or wrong bearer token (401).
-	RejectUnauthorized = "unauthorized"
-
 	// RejectInvalidSpan: ``citetrace serve``: spans refused inside an accepted request (bad ids); reported as partial success.
 	RejectInvalidSpan = "invalid_span"
 
 	// RejectAttributeType: ``citetrace serve``: spans refused because a summary attribute has the wrong OTLP type (a ``kvlistValue``
 	RejectAttributeType = "attribute_type"
-
-	// RejectMethod: ``citetrace serve`` rejection: a method other than POST on ``/v1/traces`` (405).
-	RejectMethod = "method"
-
-	// RejectTimeout: ``citetrace serve`` rejection: the whole request (headers and body) did not arrive within
-	RejectTimeout = "timeout"
-
-	// RejectEvicted: ``citetrace serve``: a connection closed to make room at ``--max-connections`` (the one waiting longest
-	RejectEvicted = "evicted"
-
-	// RejectInflightBudget: ``citetrace serve`` rejection: the body would take the bytes held over all connections past
-	RejectInflightBudget = "inflight_budget"
-
-	// RejectDecodeBudget: ``citetrace serve`` rejection: decoding the body would take the bytes being decoded at once past
-	RejectDecodeBudget = "decode_budget"
 
 	LabelEvictReason = "reason"
 
@@ -346,26 +181,11 @@ const (
 	// EvictMemory: ``citetrace serve``: evicted (least recently active first) because the bytes held by all traces passed
 	EvictMemory = "memory"
 
-	// LabelDecision: Label of ``citetrace_traces_sampled_total``.
-	LabelDecision = "decision"
-
-	// DecisionKeep: The trace's summary kept it (a failure, or the stable sample).
-	DecisionKeep = "keep"
-
-	// DecisionDrop: Healthy and outside the sample: only the root span (with the summary) was exported.
-	DecisionDrop = "drop"
-
-	// DecisionEarly: Decided before its root ended (buffer bound, eviction, shutdown): exported in full.
-	DecisionEarly = "early"
-
 	// LabelDropReason: Label of ``citetrace_spans_dropped_total``.
 	LabelDropReason = "reason"
 
 	// DropSpansPerTrace: ``citetrace serve``: a tool span refused because its trace holds ``--max-spans-per-trace`` (in-process, the
 	DropSpansPerTrace = "spans_per_trace"
-
-	// DropBuffer: A span the export queue had no room for.
-	DropBuffer = "buffer"
 
 	// DropRootsPerTrace: ``citetrace serve``: an ``invoke_agent`` root refused because its trace already holds ``--max-roots-per-trace``.
 	DropRootsPerTrace = "roots_per_trace"
@@ -373,95 +193,11 @@ const (
 	// DropUrlsPerTrace: ``citetrace serve``: a span refused because its URLs (results, ``url.full``, citations) would take its trace
 	DropUrlsPerTrace = "urls_per_trace"
 
-	// DropShutdown: Still queued for export when shutdown's bound (the OTLP timeout plus a margin) ran out.
-	DropShutdown = "shutdown"
-
-	// StoreLostQueueFull: A write met a locked store while the background write queue was full (count or bytes).
-	StoreLostQueueFull = "queue_full"
-
-	// StoreLostError: A queued write failed for another reason than the lock when it was retried.
-	StoreLostError = "error"
-
-	// StoreLostExit: A queued write was still waiting for the lock when the process exited (after the exit wait).
-	StoreLostExit = "exit"
-
-	QOpen = "open"
-
-	QAnswered = "answered"
-
-	QBlocked = "blocked"
-
-	QAbandoned = "abandoned"
-
-	ClaimInsufficient = "insufficient"
-
-	ClaimVerified = "verified"
-
-	ClaimContradicted = "contradicted"
-
-	ClaimUnverifiable = "unverifiable"
-
-	ClaimContested = "contested"
-
-	EntailSupported = "supported"
-
-	EntailContradicted = "contradicted"
-
-	EntailInsufficient = "insufficient"
-
-	WeakNumeric = "numeric"
-
-	WeakDomain = "domain_expertise"
-
-	WeakPostCutoff = "post_cutoff"
-
-	RouteNone = "none"
-
-	RouteSecondCheck = "second_check"
-
-	RouteHumanReview = "human_review"
-
-	TriggerContradicted = "contradicted"
-
-	TriggerStale = "stale_evidence"
-
-	TriggerInsufficient = "insufficient_evidence"
-
-	TriggerOpenQuestion = "open_question"
-
-	RepairAdjudicate = "adjudicating_search"
-
-	RepairOtherClass = "search_other_source_class"
-
-	RepairRefetch = "refetch"
-
-	RepairSearch = "search"
-
-	StopGoalSatisfied = "goal_satisfied"
-
-	StopBudgetPrefix = "budget_exhausted:"
-
-	StopNoProgress = "no_progress"
-
-	StopHardError = "hard_error"
-
-	// LedgerIterationSpan: Name prefix of the span each revision iteration opens inside the run (``ledger_iteration {n}``).
-	LedgerIterationSpan = "ledger_iteration"
-
-	// LedgerIteration: Iteration number (1-based) on an iteration span.
-	LedgerIteration = "citetrace.ledger.iteration"
-
 	// LedgerTrigger: The iteration's trigger (one of ``TRIGGERS``).
 	LedgerTrigger = "citetrace.ledger.trigger"
 
-	// LedgerRepair: The repair asked for (one of ``REPAIRS``' values).
-	LedgerRepair = "citetrace.ledger.repair"
-
-	// LedgerClaimId: The claim the iteration repairs, when it has one.
-	LedgerClaimId = "citetrace.ledger.claim_id"
-
-	// LedgerOpenQuestions: Vital sign: open sub-questions after the iteration.
-	LedgerOpenQuestions = "citetrace.ledger.open_questions"
+	// LedgerStopReason: On the last iteration span (or the run's root span): why the controller stopped.
+	LedgerStopReason = "citetrace.ledger.stop_reason"
 
 	// LedgerUnresolved: Vital sign: unresolved claims after the iteration.
 	LedgerUnresolved = "citetrace.ledger.unresolved_claims"
@@ -477,9 +213,6 @@ const (
 
 	// LedgerFlips: Vital sign: claim verdicts that flipped between verified and contradicted during the iteration.
 	LedgerFlips = "citetrace.ledger.status_flips"
-
-	// LedgerStopReason: On the last iteration span (or the run's root span): why the controller stopped.
-	LedgerStopReason = "citetrace.ledger.stop_reason"
 
 	LabelTrigger = "trigger"
 
@@ -505,275 +238,9 @@ const (
 
 	// MetricLedgerStopsTotal: Counter {agent, reason}: controller stops by stop reason (``STOP_REASONS``).
 	MetricLedgerStopsTotal = "citetrace_ledger_stops_total"
-
-	// EnvCaptureContent: ``true`` records query text, arguments and answer text on spans. Default off.
-	EnvCaptureContent = "CITETRACE_CAPTURE_CONTENT"
-
-	// EnvGenaiCaptureContent: The util-genai switch, honoured as a fallback for ``CITETRACE_CAPTURE_CONTENT``.
-	EnvGenaiCaptureContent = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
-
-	// EnvRecordResponses: ``true``: record what each tool call inside a run returned or raised (redacted), for replay. Off by default:
-	EnvRecordResponses = "CITETRACE_RECORD_RESPONSES"
-
-	// EnvReplay: A run id: every traced tool returns that run's recorded responses instead of calling out (see ``replay``).
-	EnvReplay = "CITETRACE_REPLAY"
-
-	// EnvReplayMiss: What a replayed call with no recorded response does: ``error`` (default, raises ``ReplayMiss``),
-	EnvReplayMiss = "CITETRACE_REPLAY_MISS"
-
-	// EnvStore: Run-store URI: ``sqlite:///path/store.db`` (default ``sqlite:///./.citetrace/store.db``) or ``memory://``.
-	EnvStore = "CITETRACE_STORE"
-
-	// EnvStoreLockWaitMs: How long an agent's store write waits on a locked store before it is queued (default 100 ms).
-	EnvStoreLockWaitMs = "CITETRACE_STORE_LOCK_WAIT_MS"
-
-	// EnvStoreQueueMax: Writes the background queue holds for a locked store before new ones are lost, counted (default 10000).
-	EnvStoreQueueMax = "CITETRACE_STORE_QUEUE_MAX"
-
-	// EnvStoreExitWaitSeconds: How long exit waits for queued writes to reach a locked store before they are counted lost (default 5).
-	EnvStoreExitWaitSeconds = "CITETRACE_STORE_EXIT_WAIT_SECONDS"
-
-	// EnvTools: User functions to wrap: ``pkg.mod:func=search,pkg.mod:Class.method=fetch``.
-	EnvTools = "CITETRACE_TOOLS"
-
-	// EnvMcpTools: MCP tool-name rules, tried before the defaults: ``my_lookup=search,internal_*=none,get_page=fetch``.
-	EnvMcpTools = "CITETRACE_MCP_TOOLS"
-
-	// EnvAutoInstrument: ``true`` configures and instruments at interpreter start (startup hook).
-	EnvAutoInstrument = "CITETRACE_AUTO_INSTRUMENT"
-
-	// EnvMetrics: ``embedded`` (default: this process exports metrics) or ``off`` (leave them to ``citetrace serve``).
-	EnvMetrics = "CITETRACE_METRICS"
-
-	// EnvSampling: ``collector`` (default): export every span; the decision is only recorded (``citetrace.summary.keep`` /
-	EnvSampling = "CITETRACE_SAMPLING"
-
-	// EnvSamplingScope: With ``CITETRACE_SAMPLING=embedded``: ``citetrace`` (default) samples only the spans citetrace created and
-	EnvSamplingScope = "CITETRACE_SAMPLING_SCOPE"
-
-	SamplingCollector = "collector"
-
-	SamplingEmbedded = "embedded"
-
-	ScopeCitetrace = "citetrace"
-
-	ScopeTrace = "trace"
-
-	// EnvMetricsPort: If set, ``configure()`` serves metrics on this port on 127.0.0.1.
-	EnvMetricsPort = "CITETRACE_METRICS_PORT"
-
-	// EnvEmptyFetchChars: A fetch returning fewer characters than this is ``empty``. Default 200.
-	EnvEmptyFetchChars = "CITETRACE_EMPTY_FETCH_CHARS"
-
-	// EnvMaxUrls: Cap on ``citetrace.urls_returned``. Default 50.
-	EnvMaxUrls = "CITETRACE_MAX_URLS"
-
-	// EnvSamplePercent: Percent of healthy traces kept. Default 2.
-	EnvSamplePercent = "CITETRACE_SAMPLE_PERCENT"
-
-	// EnvSampleSalt: Salt of the FNV-1a sample hash; must equal the collector's ``hash_salt``. Default ``citetrace``.
-	EnvSampleSalt = "CITETRACE_SAMPLE_SALT"
-
-	// EnvMaxSearches: More searches than this in one run is a failure (``too_many_searches``). Default 10.
-	EnvMaxSearches = "CITETRACE_MAX_SEARCHES"
-
-	// EnvMaxFailedReads: More failed reads than this is a failure (``failed_reads``). Default 1.
-	EnvMaxFailedReads = "CITETRACE_MAX_FAILED_READS"
-
-	// EnvMaxTraces: Traces held in flight by the summarizer. Default 10000.
-	EnvMaxTraces = "CITETRACE_MAX_TRACES"
-
-	// EnvMaxSpansPerTrace: Spans buffered per trace before an early decision. Default 1000.
-	EnvMaxSpansPerTrace = "CITETRACE_MAX_SPANS_PER_TRACE"
-
-	// EnvTraceTtlSeconds: Seconds a trace without a finished root is kept. Default 600.
-	EnvTraceTtlSeconds = "CITETRACE_TRACE_TTL_SECONDS"
-
-	// EnvMaxToolNames: Distinct ``tool`` label values before overflow to ``other``. Default 50.
-	EnvMaxToolNames = "CITETRACE_MAX_TOOL_NAMES"
-
-	// EnvServeHost: ``citetrace serve`` bind address. Default 127.0.0.1.
-	EnvServeHost = "CITETRACE_SERVE_HOST"
-
-	// EnvServePort: ``citetrace serve`` OTLP/HTTP port. Default 4319.
-	EnvServePort = "CITETRACE_SERVE_PORT"
-
-	// EnvServeMetricsPort: ``citetrace serve`` metrics port. Default 9464.
-	EnvServeMetricsPort = "CITETRACE_SERVE_METRICS_PORT"
-
-	// EnvServeToken: Optional bearer token required on ``POST /v1/traces``.
-	EnvServeToken = "CITETRACE_SERVE_TOKEN"
-
-	// EnvServeGraceSeconds: Seconds after a root arrives before its trace is finalised. Default 2.
-	EnvServeGraceSeconds = "CITETRACE_SERVE_GRACE_SECONDS"
-
-	// EnvServeMaxBodyBytes: Largest accepted request body (after decompression). Default 16 MiB.
-	EnvServeMaxBodyBytes = "CITETRACE_SERVE_MAX_BODY_BYTES"
-
-	// EnvServeStore: Run store ``citetrace serve`` writes summaries to (falls back to ``CITETRACE_STORE``).
-	EnvServeStore = "CITETRACE_SERVE_STORE"
-
-	// EnvServeDrainSeconds: Seconds ``citetrace serve`` keeps ``/metrics`` up after SIGTERM so a last scrape sees its final counts. Default 0.
-	EnvServeDrainSeconds = "CITETRACE_SERVE_DRAIN_SECONDS"
-
-	// EnvServeMaxRootsPerTrace: ``invoke_agent`` roots (runs) held per trace by ``citetrace serve``; more are refused. Default 16.
-	EnvServeMaxRootsPerTrace = "CITETRACE_SERVE_MAX_ROOTS_PER_TRACE"
-
-	// EnvServeMaxUrlsPerTrace: URLs (results, ``url.full``, citations) held per trace by ``citetrace serve``. Default 20000.
-	EnvServeMaxUrlsPerTrace = "CITETRACE_SERVE_MAX_URLS_PER_TRACE"
-
-	// EnvServeMaxHeldBytes: Bytes all traces in flight may hold together (estimated); above it the least recent is evicted. Default 256 MiB.
-	EnvServeMaxHeldBytes = "CITETRACE_SERVE_MAX_HELD_BYTES"
-
-	// EnvServeRequestTimeout: Seconds a client has to send one whole request (headers and body), from its first byte. Default 30.
-	EnvServeRequestTimeout = "CITETRACE_SERVE_REQUEST_TIMEOUT"
-
-	// EnvServeMaxConnections: Connections ``citetrace serve`` holds open at once; past it the longest-waiting incomplete one is closed. Default 1024.
-	EnvServeMaxConnections = "CITETRACE_SERVE_MAX_CONNECTIONS"
-
-	// EnvServeMaxInflightBytes: Request-body bytes held at once over all connections (received, not yet answered); above it 503. Default 64 MiB.
-	EnvServeMaxInflightBytes = "CITETRACE_SERVE_MAX_INFLIGHT_BYTES"
-
-	// EnvServeMaxDecodeBytes: Decompressed body bytes being decoded at once; above it 503 + Retry-After. Default 32 MiB.
-	EnvServeMaxDecodeBytes = "CITETRACE_SERVE_MAX_DECODE_BYTES"
-
-	// EnvOtelcolGrpcEndpoint: Collector OTLP/gRPC receiver address. Default ``0.0.0.0:4317`` (inside a container).
-	EnvOtelcolGrpcEndpoint = "CITETRACE_OTELCOL_GRPC_ENDPOINT"
-
-	// EnvOtelcolHttpEndpoint: Collector OTLP/HTTP receiver address. Default ``0.0.0.0:4318``.
-	EnvOtelcolHttpEndpoint = "CITETRACE_OTELCOL_HTTP_ENDPOINT"
-
-	// EnvOtelcolHealthEndpoint: Collector ``health_check`` extension address. Default ``0.0.0.0:13133``.
-	EnvOtelcolHealthEndpoint = "CITETRACE_OTELCOL_HEALTH_ENDPOINT"
-
-	// EnvOtelcolTelemetryHost: Host of the collector's own Prometheus self-metrics. Default ``0.0.0.0``.
-	EnvOtelcolTelemetryHost = "CITETRACE_OTELCOL_TELEMETRY_HOST"
-
-	// EnvOtelcolTelemetryPort: Port of the collector's own Prometheus self-metrics. Default 8888.
-	EnvOtelcolTelemetryPort = "CITETRACE_OTELCOL_TELEMETRY_PORT"
-
-	// EnvOtelcolLogLevel: Collector log level. Default ``info``.
-	EnvOtelcolLogLevel = "CITETRACE_OTELCOL_LOG_LEVEL"
-
-	// EnvOtelcolServeEndpoint: Base URL of ``citetrace serve`` for the collector's ``otlp_http`` exporter. Default ``http://citetrace-serve:4319``.
-	EnvOtelcolServeEndpoint = "CITETRACE_OTELCOL_SERVE_ENDPOINT"
-
-	// EnvOtelcolBackendEndpoint: OTLP/gRPC address of the trace backend (Jaeger or Tempo) for kept traces. Default ``jaeger:4317``.
-	EnvOtelcolBackendEndpoint = "CITETRACE_OTELCOL_BACKEND_ENDPOINT"
-
-	// EnvOtelcolKeptExporter: Exporter of the kept-traces pipeline: ``otlp_grpc/backend`` (default) or ``file/kept`` (tests).
-	EnvOtelcolKeptExporter = "CITETRACE_OTELCOL_KEPT_EXPORTER"
-
-	// EnvOtelcolKeptFile: Path the ``file/kept`` exporter writes (OTLP/JSON lines).
-	EnvOtelcolKeptFile = "CITETRACE_OTELCOL_KEPT_FILE"
-
-	// EnvOtelcolTier2: Gateway: YAML list of tier-2 collector OTLP/gRPC addresses, e.g. ``[tier2-a:4317, tier2-b:4317]``.
-	EnvOtelcolTier2 = "CITETRACE_OTELCOL_TIER2"
-
-	// EnvOtelcolRemoteWriteEndpoint: otelcol-summary.yaml: Prometheus remote-write URL the connector's metrics go to. Default
-	EnvOtelcolRemoteWriteEndpoint = "CITETRACE_OTELCOL_REMOTE_WRITE_ENDPOINT"
-
-	// EnvOtelcolMetricsFlushInterval: otelcol-summary.yaml: how often the connector sends its cumulative metrics (a duration). Default ``15s``.
-	EnvOtelcolMetricsFlushInterval = "CITETRACE_OTELCOL_METRICS_FLUSH_INTERVAL"
-
-	EnvOtelSdkDisabled = "OTEL_SDK_DISABLED"
-
-	EnvOtelTracesExporter = "OTEL_TRACES_EXPORTER"
-
-	EnvOtelExporterOtlpEndpoint = "OTEL_EXPORTER_OTLP_ENDPOINT"
-
-	EnvOtelExporterOtlpProtocol = "OTEL_EXPORTER_OTLP_PROTOCOL"
-
-	// EnvOtelExporterOtlpTimeout: The OTLP exporters' timeout per export, in seconds (the SDK's reading; default 10): also bounds exit.
-	EnvOtelExporterOtlpTimeout = "OTEL_EXPORTER_OTLP_TIMEOUT"
-
-	// EnvOtelExporterOtlpTracesTimeout: The span exporter's own timeout, in seconds; wins over ``OTEL_EXPORTER_OTLP_TIMEOUT``.
-	EnvOtelExporterOtlpTracesTimeout = "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT"
-
-	EnvOtelExporterOtlpTracesProtocol = "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
-
-	EnvOtelExporterOtlpTracesEndpoint = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
-
-	EnvOtelServiceName = "OTEL_SERVICE_NAME"
-
-	// StoreDefaultUri: The embedded default store (relative to the working directory).
-	StoreDefaultUri = "sqlite:///.citetrace/store.db"
-
-	// EvaluationNameCitationSupport: ``gen_ai.evaluation.name`` of one (claim, cited URL) verdict.
-	EvaluationNameCitationSupport = "citation_support"
-
-	// EvalSpanName: Name of the span that carries a run's ``gen_ai.evaluation.result`` events.
-	EvalSpanName = "evaluate_citations"
-
-	// EvalPairUrl: Evaluation event attribute: the cited URL, redacted (an event attribute, never a metric label).
-	EvalPairUrl = "citetrace.eval.url"
-
-	// EvalPairSentence: Evaluation event attribute: index of the report sentence the verdict is about.
-	EvalPairSentence = "citetrace.eval.sentence_index"
-
-	// EvalJudge: Evaluation event/span attribute: the judge (``deterministic``, ``llm``, ``nli``).
-	EvalJudge = "citetrace.eval.judge"
-
-	// EvalJudgeVersion: Evaluation event/span attribute: the judge's prompt or rule version.
-	EvalJudgeVersion = "citetrace.eval.judge.version"
-
-	// EvalFlags: Evaluation event attribute: string array of check flags (``unfetched``, ``dead``, ``stale``, ...).
-	EvalFlags = "citetrace.eval.flags"
-
-	// EvalRatePrefix: Prefix of the per-run rate attributes on the evaluation span: ``citetrace.eval.<rate name>``.
-	EvalRatePrefix = "citetrace.eval."
-
-	LabelJudge = "judge"
-
-	LabelLabel = "label"
-
-	LabelRate = "rate"
-
-	// MetricEvalRunsTotal: Counter {agent, judge}: runs evaluated.
-	MetricEvalRunsTotal = "citetrace_eval_runs_total"
-
-	// MetricEvalPairsTotal: Counter {agent, judge, label}: judged citations by final label (SUPPORTED ... JUDGE_ERROR, UNFETCHED).
-	MetricEvalPairsTotal = "citetrace_eval_pairs_total"
-
-	// MetricEvalRate: Gauge {agent, rate}: the latest evaluated run's rates (citation_coverage, support_rate, ...), 0..1.
-	MetricEvalRate = "citetrace_eval_rate_ratio"
-
-	// MetricEvalGateFailuresTotal: Counter {agent, reason}: gate failures (``unfetched_citation`` or ``out_of_band``).
-	MetricEvalGateFailuresTotal = "citetrace_eval_gate_failures_total"
-
-	// GateUnfetched: Hard gate rule: a cited URL the run never fetched.
-	GateUnfetched = "unfetched_citation"
-
-	// GateUncitedUrl: Hard gate rule: the run's own summary failed on ``uncited_url`` (a cited URL no search returned).
-	GateUncitedUrl = "uncited_url"
-
-	// GateNoCitations: Hard gate rule: the report has claims that need citations but carries no citation at all.
-	GateNoCitations = "no_citations"
-
-	// GateUncitedClaim: Hard gate rule, off by default: any sentence that needs a citation and has none.
-	GateUncitedClaim = "uncited_claim"
-
-	GateOutOfBand = "out_of_band"
-
-	// MetricJudgeAgreement: Gauge {judge, set}: a judge's agreement (accuracy) with a labelled set, written by ``judge-eval
-	MetricJudgeAgreement = "citetrace_judge_agreement_ratio"
-
-	LabelLabelSet = "set"
-
-	// EnvOpenaiBaseUrl: The LLM judge's OpenAI-compatible endpoint, up to ``/v1`` (``/chat/completions`` is appended).
-	EnvOpenaiBaseUrl = "OPENAI_BASE_URL"
-
-	// EnvOpenaiApiKey: Bearer token for the LLM judge's endpoint (optional for local servers).
-	EnvOpenaiApiKey = "OPENAI_API_KEY"
-
-	// EnvJudgeModel: Model name for the LLM judge when ``--judge-model`` is not given.
-	EnvJudgeModel = "CITETRACE_JUDGE_MODEL"
 )
 
 var (
-	// ForeignAgentSuffixes: Trailing parts of a foreign root's span name (``ToolCallingAgent.run``, ``crewai.workflow``) dropped to name
-	ForeignAgentSuffixes = []string{".run", ".workflow", ".agent", ".kickoff", ".task"}
-
 	// ToolKinds: Closed set of ``citetrace.tool.kind`` values.
 	ToolKinds = []string{"search", "fetch"}
 
@@ -786,74 +253,17 @@ var (
 	// FailureReasons: Closed set of failure reasons.
 	FailureReasons = []string{"uncited_url", "cited_not_fetched", "empty_search", "failed_reads", "too_many_searches", "rate_limited", "agent_error"}
 
-	// Outcomes: Closed set of the ``outcome`` label.
-	Outcomes = []string{"ok", "failed"}
-
-	// RejectReasons: Closed set of the ``reason`` label of ``citetrace_serve_rejected_total``.
-	RejectReasons = []string{"malformed", "too_large", "content_type", "unauthorized", "invalid_span", "attribute_type", "method", "timeout", "evicted", "inflight_budget", "decode_budget"}
-
 	// EvictReasons: Closed set of eviction reasons.
 	EvictReasons = []string{"capacity", "ttl", "shutdown", "memory"}
-
-	// Decisions: Closed set of the ``decision`` label.
-	Decisions = []string{"keep", "drop", "early"}
 
 	// DropReasons: Closed set of span-drop reasons.
 	DropReasons = []string{"spans_per_trace", "buffer", "roots_per_trace", "urls_per_trace", "shutdown"}
 
-	// StoreLostReasons: Closed set of the ``reason`` label of ``citetrace_store_writes_lost_total``.
-	StoreLostReasons = []string{"queue_full", "error", "exit"}
-
-	// QuestionStatuses: Closed set of sub-question statuses (``abandoned`` needs a reason).
-	QuestionStatuses = []string{"open", "answered", "blocked", "abandoned"}
-
-	// ClaimStatuses: Closed set of claim statuses; ``insufficient`` opens every pass, ``contested`` ends the claim.
-	ClaimStatuses = []string{"insufficient", "verified", "contradicted", "unverifiable", "contested"}
-
-	// ClaimVerdicts: What ``ledger.verify(cid, verdict)`` accepts.
-	ClaimVerdicts = []string{"verified", "contradicted", "unverifiable"}
-
-	// EntailmentLabels: The three answers of the ledger's entailment check.
-	EntailmentLabels = []string{"supported", "contradicted", "insufficient"}
-
-	// SourceClasses: Known evidence source classes; independence between sources is counted over these tags.
-	SourceClasses = []string{"vendor_docs", "filing", "paper", "news", "analysis", "internal", "government", "forum", "other"}
-
-	// WeakCategories: Claim categories where an entailment check can be confidently wrong (flagged, routed).
-	WeakCategories = []string{"numeric", "domain_expertise", "post_cutoff"}
-
-	// Routes: Where a high-impact, low-confidence claim is sent.
-	Routes = []string{"none", "second_check", "human_review"}
-
 	// Triggers: Closed set of revision triggers, in the order the controller picks them.
 	Triggers = []string{"contradicted", "stale_evidence", "insufficient_evidence", "open_question"}
 
-	// BudgetDimensions: The four capped budgets, in the order they are checked.
-	BudgetDimensions = []string{"tool_calls", "wall_clock_s", "tokens", "iterations"}
-
 	// StopReasons: Closed set of stop reasons, in priority order.
 	StopReasons = []string{"goal_satisfied", "budget_exhausted:tool_calls", "budget_exhausted:wall_clock_s", "budget_exhausted:tokens", "budget_exhausted:iterations", "no_progress", "hard_error"}
-
-	// SamplingModes: Closed set of ``CITETRACE_SAMPLING`` values.
-	SamplingModes = []string{"collector", "embedded"}
-
-	// SamplingScopes: Closed set of ``CITETRACE_SAMPLING_SCOPE`` values.
-	SamplingScopes = []string{"citetrace", "trace"}
-
-	// EvalJudges: Closed set of the ``judge`` label.
-	EvalJudges = []string{"deterministic", "llm", "nli"}
-
-	// GateHardRules: The gate's hard rules (no baseline needed); ``--hard-rules`` picks a subset.
-	GateHardRules = []string{"unfetched_citation", "uncited_url", "no_citations", "uncited_claim"}
-
-	// GateDefaultRules: The hard rules on by default (``uncited_claim`` is opt-in: coverage has a baseline band already).
-	GateDefaultRules = []string{"unfetched_citation", "uncited_url", "no_citations"}
-
-	// GateReasons: Closed set of gate failure reasons.
-	GateReasons = []string{"unfetched_citation", "uncited_url", "no_citations", "uncited_claim", "out_of_band"}
-
-	// TextfileMetrics: Metrics written by CLI commands to ``--metrics-file`` for a textfile collector (never by ``citetrace serve``).
-	TextfileMetrics = []string{"citetrace_judge_agreement_ratio", "citetrace_eval_runs_total", "citetrace_eval_pairs_total", "citetrace_eval_rate_ratio", "citetrace_eval_gate_failures_total"}
 
 	// AttributeTypes is serve/_schema.py ATTRIBUTE_TYPES: the one type each attribute the summary reads must have.
 	AttributeTypes = []AttributeType{
