@@ -53,6 +53,9 @@ class ToolSpec:
     url_arg: str | None = None
     skip_self: bool = False
     stores_text: bool = True
+    result_size: Callable[[Any], int | None] | None = None
+    """Characters of result text, for a shape whose default reading would count the wrong fields (a
+    ``(results, raw)`` tuple whose raw part holds the query and a request id)."""
     result_pages: Callable[[Any], Iterable[tuple[str, str]] | None] | None = None
     """For a search whose results carry page text (Tavily ``raw_content``, Exa contents, Jina): the
     (URL, text) pairs. Each is stored as a document of the run, and counts as read."""
@@ -168,6 +171,9 @@ class _Call:
             else:
                 urls, count = _extract.extract_urls(result)
                 size = _extract.text_size(result, _extract.locate_results(result))
+            custom_size = spec.result_size(result) if spec.result_size else None
+            if custom_size is not None:
+                size = custom_size
             custom_count = spec.result_count(result) if spec.result_count else None
             if custom_count is not None:
                 count = custom_count

@@ -38,7 +38,9 @@ and skipped). Every search and fetch span also records its status (ok, empty, er
 duration; the "status probe" rows add the HTTP status the library saw to the span of the call above them.
 """
 
-_WRAP_KINDS = (
+_WRAP_KINDS = (  # the first matching prefix wins
+    ("citetrace.instrumentation._agents._callids", "tool-call id",
+     "the model's tool-call id, set as `gen_ai.tool.call.id` on the tool spans inside"),
     ("citetrace.instrumentation._agents", "agent run",
      "question and answer; each call is one run (see docs/frameworks.md)"),
     ("citetrace.instrumentation._providers", "provider search",

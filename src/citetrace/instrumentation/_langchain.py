@@ -13,7 +13,7 @@ from typing import Any, Iterable
 
 from citetrace import names
 from citetrace.capture._core import ToolSpec
-from citetrace.capture._extract import extract_urls
+from citetrace.capture._extract import extract_urls, locate_results, text_size
 from citetrace.instrumentation import _shapes
 from citetrace.instrumentation._table_types import Patch
 
@@ -33,17 +33,30 @@ def _artifact(result: Any) -> Any:
 def _tuple_failure(result: Any) -> str | None:
     if _shapes.probe_classify(result):
         return names.STATUS_RATE_LIMITED
-    if isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], str) and not result[1]:
+    if _failed_tuple(result):
         return names.STATUS_RATE_LIMITED if _shapes.says_429(result[0]) else names.STATUS_ERROR
     return None
 
 
+def _failed_tuple(result: Any) -> bool:
+    """``(repr(exception), {})``: what the tool returns instead of raising."""
+    return isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], str) and not result[1]
+
+
+def _size(result: Any) -> int | None:
+    """The text of the results only: never the query and request id of the raw part, never an error's repr."""
+    if _failed_tuple(result):
+        return 0
+    results = _artifact(result)
+    return text_size(results, locate_results(results))
+
+
 def _urls(result: Any) -> Iterable[str]:
-    return extract_urls(_artifact(result))[0]
+    return [] if _failed_tuple(result) else extract_urls(_artifact(result))[0]  # an error's text is no result list
 
 
 def _count(result: Any) -> int | None:
-    return extract_urls(_artifact(result))[1]
+    return 0 if _failed_tuple(result) else extract_urls(_artifact(result))[1]
 
 
 # ddgs raises this when nothing was found (the LangChain DuckDuckGo tools let it through): an empty search
@@ -51,8 +64,8 @@ _NOTHING = _shapes.no_results_exception("No results found.")
 
 
 def _spec(name: str) -> ToolSpec:
-    return ToolSpec(name, names.TOOL_KIND_SEARCH, result_urls=_urls, result_count=_count, classify=_tuple_failure,
-                    is_rate_limit=_shapes.rate_limited, classify_exception=_NOTHING)
+    return ToolSpec(name, names.TOOL_KIND_SEARCH, result_urls=_urls, result_count=_count, result_size=_size,
+                    classify=_tuple_failure, is_rate_limit=_shapes.rate_limited, classify_exception=_NOTHING)
 
 
 TAVILY = _spec("langchain.tavily_search_results")

@@ -25,7 +25,7 @@ from citetrace.capture._core import ainvoke, invoke
 from citetrace.instrumentation import _probe
 from citetrace.instrumentation._table_types import Patch, Probe, Wrap
 
-__all__ = ["Patcher", "Row", "version_supported"]
+__all__ = ["Patcher", "Row", "tool_object_functions", "version_supported"]
 
 _log = logging.getLogger("citetrace.instrumentation")
 Row = Union[Patch, Probe, Wrap]
@@ -149,6 +149,19 @@ class Patcher:
         original = vars(parent).get(attr, _MISSING) if hasattr(parent, "__dict__") else _MISSING
         if original is _MISSING and not hasattr(parent, attr):
             raise AttributeError(f"{row.target} not found")
+        if isinstance(row, Patch):
+            inner = tool_object_functions(getattr(parent, attr))
+            if inner:  # a LangChain @tool object: its .invoke() runs .func/.coroutine, so wrap those
+                for name, is_async in inner:
+                    self._wrap(getattr(parent, attr), name, dataclasses.replace(row, target=f"{row.target}.{name}",
+                                                                               is_async=is_async))
+                return
+            if not callable(getattr(parent, attr)) or isinstance(getattr(parent, attr), type):
+                raise TypeError(f"{row.target} is a {type(getattr(parent, attr)).__name__}, not a function or method")
+        self._wrap(parent, attr, row)
+
+    def _wrap(self, parent: Any, attr: str, row: Row) -> None:
+        original = vars(parent).get(attr, _MISSING) if hasattr(parent, "__dict__") else _MISSING
         if isinstance(row, Patch) and row.is_async is None:
             row = dataclasses.replace(row, is_async=inspect.iscoroutinefunction(getattr(parent, attr)))
         if isinstance(row, Probe):
@@ -194,6 +207,15 @@ class Patcher:
                 close_scope(opened)
 
         return wrapper
+
+
+def tool_object_functions(target: Any) -> list[tuple[str, bool]]:
+    """For a LangChain tool object (``@tool``, ``StructuredTool.from_function``): its ``func`` (sync) and
+    ``coroutine`` (async) attributes that are set; empty for anything else."""
+    if not type(target).__module__.startswith("langchain") or not callable(getattr(target, "invoke", None)):
+        return []
+    return [(name, is_async) for name, is_async in (("func", False), ("coroutine", True))
+            if callable(getattr(target, name, None))]
 
 
 def _dropping_first(wrapped: Callable[..., Any]) -> Callable[..., Any]:

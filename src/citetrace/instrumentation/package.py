@@ -33,6 +33,7 @@ SUPPORTED: Final[dict[str, str]] = {
     "urllib3": ">=1.26,<3",
     "smolagents": ">=1.20,<2",
     "langchain-community": ">=0.3,<0.5",
+    "langchain-core": ">=0.3,<2",
     "langchain-tavily": ">=0.2,<0.3",
     "langgraph": ">=1.0,<2",
     "gpt-researcher": ">=0.14,<0.17",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from citetrace.instrumentation._agents import (
+    _callids,
     _crewai,
     _gpt_researcher,
     _langgraph,
@@ -24,4 +25,5 @@ ROWS = (
     *_gpt_researcher.ROWS,
     *_storm.ROWS,
     *_crewai.ROWS,
+    *_callids.ROWS,
 )
