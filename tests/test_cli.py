@@ -133,3 +133,15 @@ def test_demo_fails_when_its_store_cannot_be_written(tmp_path: Path) -> None:
     assert out.returncode == 1, out.stderr
     assert "recorded in" not in out.stdout
     assert "write(s) to the store" in out.stderr and "failed" in out.stderr
+
+
+@pytest.mark.parametrize("kind", ["missing", "directory", "not_json"])
+def test_judge_eval_names_the_unreadable_file(tmp_path: Path, kind: str) -> None:
+    """`citetrace judge-eval FILE` with a missing file, a directory or a non-JSON file: one line naming FILE."""
+    path = tmp_path / "labels.jsonl"
+    if kind == "directory":
+        path.mkdir()
+    elif kind == "not_json":
+        path.write_text("not json\n")
+    out = _citetrace("judge-eval", str(path), cwd=tmp_path)
+    _one_line_error(out, str(path))

@@ -178,3 +178,14 @@ def test_every_command_registers_on_a_base_install() -> None:
     assert out.returncode == 0, out.stderr
     for command in ("eval", "gate", "baseline", "judge-eval", "serve", "view", "ui", "bench", "demo", "runs"):
         assert re.search(rf"^\s+{re.escape(command)}\b", out.stdout, re.M), command
+
+
+def test_script_variables_are_read_and_documented() -> None:
+    """Every variable of names.SCRIPT_ENV is read by a script and explained in docs/install.md."""
+    from citetrace import names
+
+    scripts = "".join(p.read_text() for p in (ROOT / "scripts").iterdir() if p.is_file())
+    install = (ROOT / "docs" / "install.md").read_text()
+    for variable in names.SCRIPT_ENV:
+        assert "${" + variable in scripts, variable
+        assert f"`{variable}" in install, variable

@@ -16,7 +16,7 @@ import importlib
 import logging
 import os
 import sys
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from citetrace import names
 from citetrace._extras import MissingExtra
@@ -81,16 +81,54 @@ def open_store_for_reading(arg: str | None) -> "Store":
     return open_existing_store(store_uri(arg))
 
 
+class _Formatter(argparse.HelpFormatter):
+    """Shows an option's default when its help does not already say it (``--k``: "(default: 3.0)")."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if (action.option_strings and "default" not in text and action.default not in (None, False, "", [])
+                and action.default is not argparse.SUPPRESS and not isinstance(action, argparse._VersionAction)):
+            text += " (default: %(default)s)"
+        return text
+
+
+class _RawFormatter(_Formatter, argparse.RawDescriptionHelpFormatter):
+    """``_Formatter`` for commands whose description and epilog keep their line breaks."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """Every ``citetrace`` parser, subcommands included (argparse makes them of the parent's class), shows
+    defaults the same way."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        chosen = kwargs.get("formatter_class", argparse.HelpFormatter)
+        kwargs["formatter_class"] = {argparse.HelpFormatter: _Formatter,
+                                     argparse.RawDescriptionHelpFormatter: _RawFormatter}.get(chosen, chosen)
+        super().__init__(*args, **kwargs)
+
+
+def _describe(parser: argparse.ArgumentParser) -> None:
+    """A subcommand without a description of its own gets its one-line help, so ``citetrace X --help`` always
+    says what X does."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            helps = {choice.dest: choice.help for choice in action._choices_actions}
+            for name, sub in action.choices.items():
+                text = helps.get(name)
+                if not sub.description and text:
+                    sub.description = f"{text[0].upper()}{text[1:]}."
+                _describe(sub)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="citetrace", description="Trace, summarize and check the citations of research-agent runs."
-    )
+    parser = _Parser(prog="citetrace", description="Trace, summarize and check the citations of research-agent runs.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug output to stderr")
     parser.add_argument("--version", action="version", version=f"%(prog)s {version()}",
                         help="print citetrace's version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _COMMAND_MODULES:
         importlib.import_module(name).register(sub)
+    _describe(parser)
     return parser
 
 

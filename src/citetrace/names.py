@@ -613,6 +613,19 @@ ENV_OTELCOL_REMOTE_WRITE_ENDPOINT: Final = "CITETRACE_OTELCOL_REMOTE_WRITE_ENDPO
 ENV_OTELCOL_METRICS_FLUSH_INTERVAL: Final = "CITETRACE_OTELCOL_METRICS_FLUSH_INTERVAL"
 """otelcol-summary.yaml: how often the connector sends its cumulative metrics (a duration). Default ``15s``."""
 
+# Variables of the repository's scripts (scripts/setup, scripts/test, scripts/demo), not of the package.
+# Documented in docs/install.md; tests/test_extras.py checks that the scripts read each one.
+ENV_SKIP_APT: Final = "CITETRACE_SKIP_APT"
+"""``1``: scripts/setup installs no Debian package (promtool, Chromium, PostgreSQL must already be there)."""
+ENV_SKIP_COLLECTOR: Final = "CITETRACE_SKIP_COLLECTOR"
+"""``1``: scripts/setup does not build the OpenTelemetry Collector (the collector tests build it on first use)."""
+ENV_SKIP_CREWAI: Final = "CITETRACE_SKIP_CREWAI"
+"""``1``: scripts/setup does not build ``.venv-crewai`` (CrewAI's own venv for its tests)."""
+ENV_SETUP_EXTRAS: Final = "CITETRACE_EXTRAS"
+"""The extras scripts/setup installs into ``.venv`` (default ``test``: everything the tests need)."""
+SCRIPT_ENV: Final = (ENV_SKIP_APT, ENV_SKIP_COLLECTOR, ENV_SKIP_CREWAI, ENV_SETUP_EXTRAS)
+"""Every variable the repository's scripts read."""
+
 # Standard OpenTelemetry variables we read.
 ENV_OTEL_SDK_DISABLED: Final = "OTEL_SDK_DISABLED"
 ENV_OTEL_TRACES_EXPORTER: Final = "OTEL_TRACES_EXPORTER"

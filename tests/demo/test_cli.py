@@ -54,6 +54,8 @@ def test_default_demo_runs_every_question_and_matches_expectations(tmp_path: Pat
                  "FAILED: cited_not_fetched", "FAILED: failed_reads", "outcome  ok"):
         assert mark in out, mark
     assert out.count("expected matches the hand-computed signals") == len(DEFAULT_QUESTIONS)
+    header = out.splitlines()[0]
+    assert "faults: cookie_wall, empty_search" in header and "search_loop" not in header  # no default question loops
     assert "MISMATCH" not in out and "Traceback" not in done.stderr
     runs = subprocess.run([sys.executable, "-m", "citetrace", "runs", "--store", store, "--json"], cwd=tmp_path,
                           env=_env(), capture_output=True, text=True, timeout=60)
@@ -61,6 +63,17 @@ def test_default_demo_runs_every_question_and_matches_expectations(tmp_path: Pat
     assert len(listed) == len(DEFAULT_QUESTIONS)
     assert all(r["summary"] for r in listed)
     assert not (tmp_path / ".citetrace").exists()
+
+
+def test_fault_list_names_only_faults_the_questions_show() -> None:
+    """The header lists a fault only when a selected question triggers it (search_loop only with `loop`)."""
+    from citetrace.demo import FAULTS, QUESTIONS
+    from citetrace.demo._cli import shown_faults
+
+    assert "search_loop" not in shown_faults(DEFAULT_QUESTIONS, FAULTS)
+    assert shown_faults([question("loop")], FAULTS) == "faults: search_loop"
+    assert shown_faults(QUESTIONS, ["timeout"]) == "faults: timeout"
+    assert shown_faults(DEFAULT_QUESTIONS, []) == "faults: none"
 
 
 def test_check_fails_when_no_summary_is_recorded(tmp_path: Path) -> None:

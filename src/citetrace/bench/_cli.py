@@ -35,7 +35,7 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
                        description="Run every question of QUESTIONS (YAML or JSON) --repeat times, each inside a "
                        "run; check known answers, the offline citation rates and the run summary; print the "
                        "spread. Exit 1 when a known answer is missed.")
-    p.add_argument("questions", metavar="QUESTIONS.yaml")
+    p.add_argument("questions", metavar="QUESTIONS.yaml", help="the question set (YAML or JSON; see docs/bench.md)")
     p.add_argument("--agent", required=True, metavar="pkg.module:callable",
                    help="called as agent(question) -> report text (or None: the run's recorded answer)")
     p.add_argument("--repeat", type=_positive, default=1, help="runs per question (default 1)")
@@ -48,8 +48,8 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     c = sub.add_parser("compare", help="per-metric deltas of two bench results against A's band",
                        description="Compare two `citetrace bench --json` results question by question: each "
                        "figure's delta against A's band, and questions whose failure profile changed.")
-    c.add_argument("a", metavar="A.json")
-    c.add_argument("b", metavar="B.json")
+    c.add_argument("a", metavar="A.json", help="the reference result (its spread makes the bands)")
+    c.add_argument("b", metavar="B.json", help="the result compared with it")
     c.add_argument("--k", type=float, default=3.0, help="band half-width in standard deviations (default 3)")
     c.add_argument("--tolerance", type=float, default=0.02, help="extra absolute margin (default 0.02)")
     c.add_argument("--json", action="store_true", help="print JSON")

@@ -14,10 +14,11 @@ import signal
 import sys
 import threading
 from dataclasses import asdict
-from typing import Any
+from typing import Any, Iterable, Sequence
 
 from citetrace import names
 from citetrace.cli import CommandError, store_uri
+from citetrace.demo._plan import Question
 
 __all__ = ["register", "demo_command"]
 
@@ -44,6 +45,12 @@ def _count(raw: str) -> int:
     if not raw.isdigit() or int(raw) < 1:
         raise argparse.ArgumentTypeError(f"expected a positive whole number, got {raw!r}")
     return int(raw)
+
+
+def shown_faults(questions: Sequence[Question], faults: Iterable[str]) -> str:
+    """The faults these questions will show (a fault no selected question triggers is not listed as shown)."""
+    shown = sorted(set(faults) & {f for q in questions for f in q.faults})
+    return f"faults: {', '.join(shown) or 'none'}"
 
 
 def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -184,7 +191,7 @@ def demo_command(args: argparse.Namespace) -> int:
     if not args.json:
         server = telemetry.metrics_server
         where = f"http://127.0.0.1:{server.server_port}/metrics" if server is not None else "off"
-        print(f"citetrace demo: {len(questions)} question(s), faults: {', '.join(sorted(faults)) or 'none'}\n"
+        print(f"citetrace demo: {len(questions)} question(s), {shown_faults(questions, faults)}\n"
               f"  store {store.uri if store else '-'}   metrics {where}\n", flush=True)
     rounds = 0
     try:

@@ -41,14 +41,21 @@ def _eval_options(p: argparse.ArgumentParser) -> None:
     _judge_options(p)
     p.add_argument("--store", help=f"run store URI (default: {names.ENV_STORE} or {names.STORE_DEFAULT_URI})")
     p.add_argument("--offline", action="store_true", help="skip the liveness check (the only network access)")
-    p.add_argument("--stale-days", type=int, default=365, help="page age that makes a 'current' claim stale")
+    p.add_argument("--stale-days", type=int, default=365, metavar="DAYS",
+                   help="a claim phrased as current ('now', 'latest') citing a page older than this is stale")
     p.add_argument("--metrics-file", help="write the eval metrics in Prometheus text format to this file")
 
 
 def register(subparsers: Any) -> None:
     """Add the eval commands to the ``citetrace`` parser."""
-    p = subparsers.add_parser("eval", help="check a run's report citations against what the run fetched")
-    p.add_argument("run_id", metavar="RUN_ID")
+    p = subparsers.add_parser(
+        "eval", help="check a run's report citations against what the run fetched",
+        description="Split the run's report (its recorded answer, or --report FILE) into atomic claims, pair each "
+                    "with its citations, and check every pair against the text the agent actually fetched: cited "
+                    "but never fetched, not returned by any search, dead (unless --offline), stale, and a narrow "
+                    "support judge over BM25 passages of the stored page. Prints citation_coverage, support_rate "
+                    "and dead_or_unfetched_rate with their denominators. Exit status: 0 done, 2 error.")
+    p.add_argument("run_id", metavar="RUN_ID", help="run id, unique prefix, or trace id")
     p.add_argument("--report", metavar="FILE", help="evaluate this report instead of the recorded answer")
     p.add_argument("--url-map", metavar="FILE", help="JSON map for bare [n] markers: knowledge-storm's "
                    "url_to_info.json, {url: n} or {n: url} (the report's own reference list wins)")
@@ -59,6 +66,9 @@ def register(subparsers: Any) -> None:
     rules = "\n".join(f"  {name:20s} {what}" for name, what in HARD_RULES.items())
     g = subparsers.add_parser(
         "gate", help="CI gate: fail on the hard rules and on rates outside the baseline",
+        description="Evaluate a run as 'citetrace eval' does, then fail (exit 1) on any hard rule it breaks, naming\n"
+                    "each claim and URL, and on any rate outside the bands of --baseline. With --bench, gate a\n"
+                    "question-set result instead.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=f"hard rules (no baseline needed; default: {','.join(names.GATE_DEFAULT_RULES)}):\n{rules}\n\n"
                "a baseline records how it was made (offline or online, judge, version, model); gating a run "
@@ -67,7 +77,7 @@ def register(subparsers: Any) -> None:
     g.add_argument("--bench", metavar="BENCH.json",
                    help="gate a `citetrace bench --json` result instead: known answers, and every figure against "
                         "the bands of --baseline (made with `citetrace baseline --from-bench`)")
-    g.add_argument("--report", metavar="FILE")
+    g.add_argument("--report", metavar="FILE", help="gate this report instead of the recorded answer")
     g.add_argument("--url-map", metavar="FILE", help="JSON map for bare [n] markers (as for eval)")
     g.add_argument("--baseline", metavar="FILE", help="band file written by 'citetrace baseline'")
     g.add_argument("--hard-rules", metavar="RULE,...", default=None,
@@ -75,19 +85,25 @@ def register(subparsers: Any) -> None:
                         f"{','.join(names.GATE_DEFAULT_RULES)}; '' for none)")
     g.add_argument("--allow-uncited", action="store_true",
                    help="do not fail on cited URLs that no search returned (the uncited_url rule)")
-    g.add_argument("--json", action="store_true")
+    g.add_argument("--json", action="store_true", help="print the evaluation and the gate's verdict as JSON")
     _eval_options(g)
     g.set_defaults(func=_cmd_gate)
 
-    b = subparsers.add_parser("baseline", help="evaluate N runs of the unchanged agent and record the spread")
+    b = subparsers.add_parser(
+        "baseline", help="evaluate N runs of the unchanged agent and record the spread",
+        description="Learn the bands 'citetrace gate --baseline' checks: evaluate existing runs (or run the agent "
+                    "--runs times with --command first, or read a bench's repeats with --from-bench), and write "
+                    "each rate's mean and a band of mean +/- k standard deviations plus --tolerance to --out. The "
+                    "file records how the runs were evaluated, so a gate made another way is refused.")
     b.add_argument("run_ids", nargs="*", metavar="RUN_ID", help="existing runs to use")
     b.add_argument("--runs", type=int, default=0, help="run the agent this many times first (needs --command)")
     b.add_argument("--command", dest="agent_command", help="command that runs the agent once, recording into the same store")
     b.add_argument("--from-bench", metavar="BENCH.json",
                    help="learn the bands from a bench's repeats (per question and figure) instead of runs")
     b.add_argument("--out", required=True, metavar="FILE", help="where to write the baseline JSON")
-    b.add_argument("--k", type=float, default=3.0, help="band half-width in standard deviations")
-    b.add_argument("--tolerance", type=float, default=0.02, help="extra absolute margin on each side")
+    b.add_argument("--k", type=float, default=3.0, help="band half-width in standard deviations (default 3)")
+    b.add_argument("--tolerance", type=float, default=0.02,
+                   help="extra absolute margin on each side of a band, as a rate (default 0.02)")
     _eval_options(b)
     b.set_defaults(func=_cmd_baseline)
 
@@ -96,7 +112,7 @@ def register(subparsers: Any) -> None:
     j.add_argument("--set", dest="label_set", choices=sorted(LABEL_SETS), default="shipped",
                    help="a labelled set that ships with citetrace: shipped (demo corpus), hard (page prose) or "
                         "heldout (whole pages, held out while tuning)")
-    j.add_argument("--json", action="store_true")
+    j.add_argument("--json", action="store_true", help="print the agreement report as JSON")
     j.add_argument("--history", metavar="FILE",
                    help="append this run to a judge-eval history (per judge, version and model) and compare")
     j.add_argument("--max-drop", type=float, default=0.05,
