@@ -78,31 +78,21 @@ def test_tavily_search_empty_429_exception(instrumented: CiteTraceInstrumentor, 
 
 
 @responses.activate
-def test_tavily_extract_stores_each_page(instrumented: CiteTraceInstrumentor, cap: Captured) -> None:
-    """extract(urls) is one span whose results are the pages read, each page stored under its own URL; the URL
-    Tavily could not read is neither a result nor a document."""
-    urls = ["https://a.example/1", "https://b.example/2", "https://c.example/broken"]
-    responses.post(f"{TAVILY}/extract", json={
-        "results": [{"url": urls[0], "raw_content": PAGE + " one"}, {"url": urls[1], "raw_content": PAGE + " two"}],
-        "failed_results": [{"url": urls[2], "error": "timeout"}]})
-    docs = TavilyToolSpec(api_key="k").extract(urls)
-    assert len(docs) == 2
+def test_tavily_extract_is_the_client_row(instrumented: CiteTraceInstrumentor, cap: Captured) -> None:
+    """extract(urls) is one fetch span, the TavilyClient.extract row underneath (the spec has none): ok with the
+    pages read; every URL failed is an error (the spec alone would only see an empty list)."""
+    urls = ["https://a.example/1", "https://c.example/broken"]
+    responses.post(f"{TAVILY}/extract", json={"results": [{"url": urls[0], "raw_content": PAGE}],
+                                               "failed_results": [{"url": urls[1], "error": "timeout"}]})
+    assert len(TavilyToolSpec(api_key="k").extract(urls)) == 1
     attrs = one_tool_span(cap)
-    assert attrs[names.GEN_AI_TOOL_NAME] == "llama_index.tavily_extract"
-    assert attrs[names.TOOL_STATUS] == names.STATUS_OK
-    assert list(attrs[names.URLS_RETURNED]) == urls[:2]
-    assert list(attrs[names.PAGES_RETURNED]) == urls[:2]
-    run_id = format(cap.tool_spans()[0].context.trace_id, "032x")
-    stored = {doc.url: doc.text for doc in cap.store.documents(run_id)}
-    assert stored == {urls[0]: PAGE + " one", urls[1]: PAGE + " two"}
-
-
-@responses.activate
-def test_tavily_extract_nothing_read_is_empty(instrumented: CiteTraceInstrumentor, cap: Captured) -> None:
-    """An extract where every URL failed returns no Document and is empty, never ok."""
-    responses.post(f"{TAVILY}/extract", json={"results": [], "failed_results": [{"url": "https://x.example/"}]})
-    assert TavilyToolSpec(api_key="k").extract(["https://x.example/"]) == []
-    assert status_of(cap) == names.STATUS_EMPTY
+    assert (attrs[names.GEN_AI_TOOL_NAME], attrs[names.TOOL_STATUS]) == ("tavily.extract", names.STATUS_OK)
+    assert attrs[names.URL_FULL] == urls[0]
+    cap.clear()
+    responses.replace(responses.POST, f"{TAVILY}/extract",
+                      json={"results": [], "failed_results": [{"url": urls[1], "error": "timeout"}]})
+    assert TavilyToolSpec(api_key="k").extract(urls[1:]) == []
+    assert status_of(cap) == names.STATUS_ERROR
 
 
 # -- Brave ----------------------------------------------------------------------------------------------
@@ -158,7 +148,7 @@ def test_http_layer_alone_would_make_the_span(cap: Captured) -> None:
 @responses.activate
 def test_uninstrument_restores_and_stops(cap: Captured) -> None:
     """uninstrument() puts back the very spec methods, and a call afterwards makes no span."""
-    assert_restores([(TavilyToolSpec, "search"), (TavilyToolSpec, "extract"), (BraveSearchToolSpec, "brave_search")])
+    assert_restores([(TavilyToolSpec, "search"), (BraveSearchToolSpec, "brave_search")])
     responses.get(BRAVE, json=brave_body(1))
     responses.post(f"{TAVILY}/search", json=tavily_results(1))
     BraveSearchToolSpec(api_key="k").brave_search("q")

@@ -7,10 +7,9 @@ underneath still see its calls). Each returns LlamaIndex ``Document`` objects or
 
 - ``TavilyToolSpec.search`` returns one ``Document`` per result (``text`` = the snippet, ``metadata["url"]``);
   the ``TavilyClient.search`` row inside passes through, so a call is one span.
-- ``TavilyToolSpec.extract(urls)`` fetches a list of URLs in one request and returns one ``Document`` per page
-  read (``text`` = the page, ``metadata["url"]``); Tavily's failed URLs are dropped by the spec. As the other
-  one-request batches (Firecrawl ``batch_scrape``), it is one search-kind span: the query is the first URL,
-  the results the pages read, each page stored as its own document of the run.
+- ``TavilyToolSpec.extract(urls)`` has no row of its own: the ``TavilyClient.extract`` row underneath is its
+  span, because it sees Tavily's answer whole, failed URLs included (the spec drops them and returns only the
+  pages read, so from above, every URL failing would look like an empty read rather than an error).
 - ``BraveSearchToolSpec.brave_search`` returns ONE ``Document`` whose text is Brave's raw JSON answer: the URLs
   and count are read from its ``web.results``. A 4xx/5xx raises ``requests.HTTPError`` (``raise_for_status``),
   whose response carries the status. The recognised Brave endpoint (``_http``) inside passes through.
@@ -48,14 +47,6 @@ def _doc_urls(result: Any) -> list[str] | None:
     return [url for url in map(_doc_url, result) if url]
 
 
-def _doc_pages(result: Any) -> list[tuple[str, str]] | None:
-    if not isinstance(result, list):
-        return None
-    pages = [(url, text) for doc in result
-             if (url := _doc_url(doc)) and isinstance(text := getattr(doc, "text", None), str) and text.strip()]
-    return pages or None
-
-
 def _brave_items(result: Any) -> list[Any] | None:
     """``web.results`` of the raw JSON in the spec's single Document (None when it is not Brave's answer)."""
     if not isinstance(result, list) or len(result) != 1:
@@ -83,9 +74,6 @@ def _brave_count(result: Any) -> int | None:
 
 TAVILY_SEARCH = ToolSpec("llama_index.tavily_search", names.TOOL_KIND_SEARCH, result_urls=_doc_urls,
                          is_rate_limit=_shapes.rate_limited)
-TAVILY_EXTRACT = ToolSpec("llama_index.tavily_extract", names.TOOL_KIND_SEARCH,
-                          query_from=lambda args, kwargs: _shapes.first_url(_shapes.arg(args, kwargs, 0, "urls")),
-                          result_urls=_doc_urls, result_pages=_doc_pages, is_rate_limit=_shapes.rate_limited)
 BRAVE = ToolSpec("llama_index.brave_search", names.TOOL_KIND_SEARCH, result_urls=_brave_urls,
                  result_count=_brave_count, is_rate_limit=_shapes.rate_limited)
 DDG_FULL = ToolSpec("llama_index.duckduckgo_full_search", names.TOOL_KIND_SEARCH,
@@ -95,7 +83,6 @@ DDG_INSTANT = ToolSpec("llama_index.duckduckgo_instant_search", names.TOOL_KIND_
 
 ROWS = (
     Patch(_TAVILY, "llama_index.tools.tavily_research.base", "TavilyToolSpec.search", TAVILY_SEARCH),
-    Patch(_TAVILY, "llama_index.tools.tavily_research.base", "TavilyToolSpec.extract", TAVILY_EXTRACT),
     Patch(_BRAVE, "llama_index.tools.brave_search.base", "BraveSearchToolSpec.brave_search", BRAVE),
     Patch(_DDG, "llama_index.tools.duckduckgo.base", "DuckDuckGoSearchToolSpec.duckduckgo_full_search", DDG_FULL),
     Patch(_DDG, "llama_index.tools.duckduckgo.base", "DuckDuckGoSearchToolSpec.duckduckgo_instant_search",
