@@ -22,7 +22,7 @@ from citetrace.eval._jsonl import read_jsonl
 from citetrace.eval._review import ReviewItem, label_record
 from citetrace.eval._types import ABSENT, CONTRADICTED, PARTIAL, SUPPORTED
 
-__all__ = ["KEYS", "render", "label_session", "tty_keys", "labelled_ids"]
+__all__ = ["KEYS", "LabelQueue", "render", "label_session", "tty_keys", "labelled_ids"]
 
 KEYS = {"s": SUPPORTED, "p": PARTIAL, "c": CONTRADICTED, "a": ABSENT}
 """Key -> label."""
@@ -65,35 +65,60 @@ def _drop_last(path: str, item_id: str) -> None:
         fh.writelines(lines)
 
 
+class LabelQueue:
+    """One labeller's pass over a queue: the pairs not labelled yet, in order, with skip and undo.
+
+    The terminal screen (``label_session``) and the run viewer's review page (``citetrace ui
+    --review-queue``) both drive this one object, so a key means the same in both and each label is
+    appended to ``out_path`` in the judge-eval format the moment it is given (nothing is lost on a crash).
+    """
+
+    def __init__(self, items: Sequence[ReviewItem], *, labeller: str, out_path: str,
+                 clock: Callable[[], float] = time.time) -> None:
+        done = labelled_ids(out_path, labeller)
+        self.todo = [it for it in items if it.id not in done]
+        self.labeller, self.out_path, self._clock = labeller, out_path, clock
+        self.position = 0
+        self.written: list[str] = []
+
+    def current(self) -> ReviewItem | None:
+        """The pair on screen, or None when the queue is done."""
+        return self.todo[self.position] if self.position < len(self.todo) else None
+
+    def press(self, key: str) -> bool:
+        """Apply one key (``KEYS``, ``n`` skip, ``u`` undo); False for a key that means nothing here."""
+        item = self.current()
+        if key in KEYS and item is not None:
+            with open(self.out_path, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(label_record(item, KEYS[key], self.labeller, self._clock()),
+                                    ensure_ascii=False) + "\n")
+            self.written.append(item.id)
+            self.position += 1
+        elif key == "n" and item is not None:
+            self.position += 1
+        elif key == "u" and self.written:
+            last = self.written.pop()
+            _drop_last(self.out_path, last)
+            self.position = next(i for i, it in enumerate(self.todo) if it.id == last)
+        else:
+            return False
+        return True
+
+
 def label_session(items: Sequence[ReviewItem], read_key: Callable[[], str], write: Callable[[str], None], *,
                   labeller: str, out_path: str, clock: Callable[[], float] = time.time,
                   clear: bool = True) -> int:
     """Label the items this labeller has not labelled yet; returns how many labels were written."""
-    done = labelled_ids(out_path, labeller)
-    todo = [it for it in items if it.id not in done]
-    written: list[str] = []
-    k = 0
-    while k < len(todo):
-        item = todo[k]
-        write((_CLEAR if clear else "") + render(item, k + 1, len(todo)))
+    queue = LabelQueue(items, labeller=labeller, out_path=out_path, clock=clock)
+    while (item := queue.current()) is not None:
+        write((_CLEAR if clear else "") + render(item, queue.position + 1, len(queue.todo)))
         key = read_key().lower()
-        if key in KEYS:
-            with open(out_path, "a", encoding="utf-8") as fh:
-                fh.write(json.dumps(label_record(item, KEYS[key], labeller, clock()), ensure_ascii=False) + "\n")
-            written.append(item.id)
-            k += 1
-        elif key == "n":
-            k += 1
-        elif key == "u" and written:
-            last = written.pop()
-            _drop_last(out_path, last)
-            k = next(i for i, it in enumerate(todo) if it.id == last)
-        elif key in ("q", "\x03", "\x04", ""):
+        if key in ("q", "\x03", "\x04", ""):
             break
-        else:
+        if not queue.press(key):
             write(f"unknown key {key!r}: {_HELP}\n")
-    write(f"{len(written)} labels written to {out_path}\n")
-    return len(written)
+    write(f"{len(queue.written)} labels written to {out_path}\n")
+    return len(queue.written)
 
 
 @contextmanager

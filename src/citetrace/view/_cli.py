@@ -43,6 +43,11 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     u.add_argument("--port", type=_port, default=8377, help="TCP port (default 8377; 0 picks a free one)")
     u.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     u.add_argument("--store", default=None, help=_STORE_HELP)
+    u.add_argument("--review-queue", metavar="FILE", help="also serve this review queue (from `citetrace review "
+                   "sample`) for labelling at /review, one key per label; needs --labeller and --labels-out")
+    u.add_argument("--labeller", help="your name, recorded with every label given on the review page")
+    u.add_argument("--labels-out", metavar="LABELS.jsonl", help="where the review page appends labels "
+                   "(the judge-eval format)")
     u.set_defaults(func=_cmd_ui)
 
 
@@ -86,15 +91,32 @@ def _cmd_view(args: argparse.Namespace) -> int:
     return 0
 
 
+def _review_desk(args: argparse.Namespace) -> Any:
+    """The review page's queue, or None; a missing companion option or a bad queue is a one-line error."""
+    given = [args.review_queue, args.labeller, args.labels_out]
+    if not any(given):
+        return None
+    if not all(given):
+        raise CommandError("--review-queue, --labeller and --labels-out go together")
+    from citetrace.view._review import ReviewDesk
+
+    try:
+        return ReviewDesk(args.review_queue, labeller=args.labeller, out_path=args.labels_out)
+    except (ValueError, OSError) as exc:
+        raise CommandError(str(exc)) from exc
+
+
 def _cmd_ui(args: argparse.Namespace) -> int:
     from citetrace.view._server import RunBrowser
 
+    review = _review_desk(args)
     store = _store(args.store)
     try:
-        browser = RunBrowser(store, host=args.host, port=args.port)
+        browser = RunBrowser(store, host=args.host, port=args.port, review=review)
     except OSError as exc:
         raise CommandError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from exc
-    print(f"citetrace ui: serving {store.uri} at {browser.url} (read-only; Ctrl-C stops)", flush=True)
+    mode = f"review queue at {browser.url}review, labels to {args.labels_out}" if review else "read-only"
+    print(f"citetrace ui: serving {store.uri} at {browser.url} ({mode}; Ctrl-C stops)", flush=True)
     try:
         browser.serve_forever()
     except KeyboardInterrupt:

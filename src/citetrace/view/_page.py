@@ -23,7 +23,8 @@ from citetrace._extras import require
 from citetrace import names
 from citetrace.view._model import RunView
 
-__all__ = ["render_run_page", "render_run_list", "vital_signs_chart", "content_security_policy", "DOC_CHARS"]
+__all__ = ["render_run_page", "render_run_list", "render_review_page", "vital_signs_chart", "content_security_policy",
+           "DOC_CHARS"]
 
 DOC_CHARS = 20_000
 """Characters of each stored document shown on the page (the rest is counted, not shown)."""
@@ -157,3 +158,9 @@ def render_run_list(rows: Sequence[Mapping[str, Any]], *, filters: Mapping[str, 
     """The run browser's list page: ``rows`` already filtered, ``choices`` for the filter menus."""
     return str(_env().get_template("list.html.j2").render(
         rows=rows, filters=filters, choices=choices, total=total, **_common(form_self=True)))
+
+
+def render_review_page(**context: Any) -> str:
+    """The review queue's labelling page (``citetrace ui --review-queue``): one pair, one key per label; its
+    form posts to the page itself only (``form-action 'self'``)."""
+    return str(_env().get_template("review.html.j2").render(**context, **_common(form_self=True)))

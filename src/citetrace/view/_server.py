@@ -2,7 +2,8 @@
 
 A small ``ThreadingHTTPServer`` is enough here: one person browsing their own runs, no uploads, GET only.
 Requests are bounded (a read timeout per connection, http.server's own line limits); anything but GET
-or HEAD is a 405. The pages are the ones ``citetrace view`` writes, with the same Content-Security-Policy,
+or HEAD is a 405, except, when the browser was started with a review queue (``ReviewDesk``), a small
+token-checked form POST to ``/review`` that labels the pair on screen (see ``_review``). The pages are the ones ``citetrace view`` writes, with the same Content-Security-Policy,
 also sent as a header.
 """
 
@@ -17,6 +18,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from citetrace.store import Store
 from citetrace.view._page import content_security_policy, render_run_list
+from citetrace.view._review import MAX_FORM_BYTES, ReviewDesk
 from citetrace.view._runs import FILTERS, ViewError, list_rows, page_for_run
 
 __all__ = ["RunBrowser"]
@@ -55,6 +57,11 @@ class _Handler(BaseHTTPRequestHandler):
             filters = {k: query[k] for k in FILTERS if k in query}
             rows, choices, total = list_rows(store, filters)
             return HTTPStatus.OK, render_run_list(rows, filters=filters, choices=choices, total=total)
+        if parts.path in ("/review", "/review/"):
+            if self.server.review is None:
+                return HTTPStatus.NOT_FOUND, _plain("no review queue: start `citetrace ui --review-queue FILE "
+                                                    "--labeller NAME --labels-out FILE`")
+            return HTTPStatus.OK, self.server.review.page()
         if parts.path.startswith("/runs/"):
             ref = unquote(parts.path[len("/runs/"):])
             try:
@@ -83,7 +90,33 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", "0")
         self.end_headers()
 
-    do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _refuse  # noqa: N815
+    def do_POST(self) -> None:  # noqa: N802
+        review = self.server.review
+        if review is None or urlsplit(self.path).path not in ("/review", "/review/"):
+            self._refuse()
+            return
+        try:
+            length = int(self.headers.get("Content-Length") or "0")
+        except ValueError:
+            length = -1
+        kind = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+        if not 0 < length <= MAX_FORM_BYTES or kind != "application/x-www-form-urlencoded":
+            self._send(HTTPStatus.BAD_REQUEST, _plain(f"a review post is an urlencoded form of at most "
+                                                      f"{MAX_FORM_BYTES} bytes"))
+            self.close_connection = True
+            return
+        raw = self.rfile.read(length).decode("utf-8", "replace")
+        form = {k: v[0] for k, v in parse_qs(raw).items() if v}
+        status, message = review.post(form, self.headers.get("Origin"), self.server.origin)
+        if status == HTTPStatus.SEE_OTHER:
+            self.send_response(status)
+            self.send_header("Location", "/review")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        self._send(status, review.page(message) if status == HTTPStatus.CONFLICT else _plain(message))
+
+    do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _refuse  # noqa: N815
 
 
 def _plain(message: str) -> str:
@@ -95,24 +128,27 @@ def _plain(message: str) -> str:
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, address: tuple[str, int], store: Store) -> None:
+    def __init__(self, address: tuple[str, int], store: Store, review: ReviewDesk | None) -> None:
         self.store = store
+        self.review = review
         super().__init__(address, _Handler)
+        host, port = self.server_address[:2]
+        shown = host.decode() if isinstance(host, bytes) else str(host)
+        self.origin = f"http://{f'[{shown}]' if ':' in shown else shown}:{port}"
 
 
 class RunBrowser:
-    """The local run browser. ``with RunBrowser(store) as ui: print(ui.url)``; binds 127.0.0.1 by default."""
+    """The local run browser. ``with RunBrowser(store) as ui: print(ui.url)``; binds 127.0.0.1 by default.
+    ``review`` adds the review queue's labelling page at ``/review``."""
 
-    def __init__(self, store: Store, *, host: str = "127.0.0.1", port: int = 0) -> None:
-        self._server = _Server((host, port), store)
+    def __init__(self, store: Store, *, host: str = "127.0.0.1", port: int = 0,
+                 review: ReviewDesk | None = None) -> None:
+        self._server = _Server((host, port), store, review)
         self._thread: threading.Thread | None = None
 
     @property
     def url(self) -> str:
-        address, port = self._server.server_address[:2]
-        host = address.decode() if isinstance(address, bytes) else str(address)
-        shown = f"[{host}]" if ":" in host else host
-        return f"http://{shown}:{port}/"
+        return self._server.origin + "/"
 
     def start(self) -> "RunBrowser":
         """Serve in a daemon thread."""

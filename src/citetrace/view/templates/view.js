@@ -17,6 +17,9 @@
       if (!rows.length) { return; }
       var next = ev.key === "j" ? Math.min(rows.length - 1, at + 1) : Math.max(0, at < 0 ? 0 : at - 1);
       rows[next].focus(); ev.preventDefault();
+    } else if (/^[spcanu]$/.test(ev.key) && document.querySelector("[data-key]")) {
+      var button = document.querySelector("[data-key='" + ev.key + "']");  // the review page: one key per label
+      if (button && !button.disabled) { button.click(); ev.preventDefault(); }
     } else if (ev.key === "/") {
       var q = document.getElementById("q");
       if (q) { q.focus(); ev.preventDefault(); }
