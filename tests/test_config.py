@@ -71,3 +71,77 @@ def test_env_flag() -> None:
     assert env_flag("X", {"X": "0"}) is False
     assert env_flag("X", {}) is False
     assert env_flag("X", {"X": "perhaps"}) is False
+
+
+@pytest.mark.parametrize(("raw", "disabled"), [("true", True), ("TRUE", True), (" True ", True), ("false", False),
+                                               ("", False)])
+def test_otel_sdk_disabled_is_read_as_the_sdk_reads_it(raw: str, disabled: bool) -> None:
+    """OTEL_SDK_DISABLED: only ``true`` (any case) disables, as in the OpenTelemetry SDK."""
+    assert load_settings(environ={names.ENV_OTEL_SDK_DISABLED: raw}).sdk_disabled is disabled
+
+
+@pytest.mark.parametrize("raw", ["1", "yes", "on"])
+def test_otel_sdk_disabled_other_values_leave_it_on_with_one_line(raw: str, caplog: pytest.LogCaptureFixture) -> None:
+    """``1``/``yes`` do not disable the SDK, so they do not disable citetrace either; one line says so."""
+    with caplog.at_level(logging.WARNING, logger="citetrace"):
+        assert load_settings(environ={names.ENV_OTEL_SDK_DISABLED: raw}).sdk_disabled is False
+    lines = [r.getMessage() for r in caplog.records if names.ENV_OTEL_SDK_DISABLED in r.getMessage()]
+    assert len(lines) == 1 and repr(raw) in lines[0] and "only true counts" in lines[0]
+
+
+@pytest.mark.parametrize(("raw", "on"), [("SPAN_ONLY", True), ("span_and_event", True), ("true", True),
+                                         ("NO_CONTENT", False), ("EVENT_ONLY", False), ("False", False)])
+def test_genai_capture_content_takes_util_genai_values(raw: str, on: bool) -> None:
+    """OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: util-genai's modes (content on spans or not) and true/false."""
+    assert load_settings(environ={names.ENV_GENAI_CAPTURE_CONTENT: raw}).capture_content is on
+
+
+def test_a_bad_genai_value_names_the_variable_and_the_accepted_values(caplog: pytest.LogCaptureFixture) -> None:
+    """A value util-genai does not know is one warning line with the variable and every accepted value; off."""
+    with caplog.at_level(logging.WARNING, logger="citetrace"):
+        assert load_settings(environ={names.ENV_GENAI_CAPTURE_CONTENT: "ALWAYS"}).capture_content is False
+    (line,) = [r.getMessage() for r in caplog.records if names.ENV_GENAI_CAPTURE_CONTENT in r.getMessage()]
+    assert "\n" not in line and "'ALWAYS'" in line
+    assert all(mode in line for mode in ("SPAN_ONLY", "SPAN_AND_EVENT", "NO_CONTENT", "EVENT_ONLY"))
+
+
+def test_every_setting_is_one_row_of_the_table() -> None:
+    """Settings, Thresholds and ServeOptions have exactly the table's fields, with the table's defaults, and
+    every variable is a name from names.py."""
+    import dataclasses
+
+    from citetrace import _settings
+    from citetrace.serve._service import ServeOptions
+    from citetrace.summary import Thresholds
+
+    agent = {s.field for s in _settings.SETTINGS if s.owner == _settings.AGENT}
+    assert {f.name for f in dataclasses.fields(Settings)} == agent
+    serve = {s.field: s.default for s in _settings.SETTINGS if s.owner == _settings.SERVE}
+    assert {f.name: f.default for f in dataclasses.fields(ServeOptions)} == serve
+    for f in dataclasses.fields(Thresholds):
+        assert f.default == _settings.by_name(f.name).default
+    env_names = {v for k, v in vars(names).items() if k.startswith("ENV_")}
+    assert {v for s in _settings.SETTINGS for v in s.env} <= env_names
+    assert len({s.name for s in _settings.SETTINGS}) == len(_settings.SETTINGS)
+
+
+def test_the_settings_reference_is_generated_from_the_table() -> None:
+    """docs/settings.md is exactly what ``python -m citetrace._settingsdoc`` prints (regenerate it after a change)."""
+    from pathlib import Path
+
+    from citetrace import _settings, _settingsdoc
+
+    doc = Path(__file__).resolve().parents[1] / "docs" / "settings.md"
+    assert doc.read_text() == _settingsdoc.reference()
+    for row in _settings.SETTINGS:
+        assert all(f"`{var}`" in doc.read_text() for var in row.env)
+
+
+def test_a_bad_value_is_one_line_naming_what_is_accepted(caplog: pytest.LogCaptureFixture) -> None:
+    """Every kind of bad value warns in one line naming the variable and the accepted values."""
+    with caplog.at_level(logging.WARNING, logger="citetrace"):
+        load_settings(environ={names.ENV_SAMPLING: "sometimes", names.ENV_MAX_TRACES: "0"})
+    lines = [r.getMessage() for r in caplog.records]
+    assert any(names.ENV_SAMPLING in x and "one of collector, embedded" in x for x in lines)
+    assert any(names.ENV_MAX_TRACES in x and "a whole number > 0" in x for x in lines)
+    assert all("\n" not in x for x in lines)

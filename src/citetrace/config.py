@@ -1,4 +1,5 @@
-"""One frozen settings object, resolved argument > environment variable > default.
+"""One frozen settings object, resolved argument > environment variable > default, from the one table of
+settings (``citetrace._settings``).
 
 A bad environment value must never stop an agent from starting, so it warns once and falls back to the
 default; a bad *argument* is a programmer error at setup and raises, naming the problem.
@@ -6,53 +7,49 @@ default; a bad *argument* is a programmer error at setup and raises, naming the 
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import os
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, TypeVar
+from typing import Any, Mapping
 
-from citetrace import _fetchrules, _toolrules, names
+from citetrace import _settings
 
 __all__ = ["Settings", "load_settings", "env_flag"]
 
 _log = logging.getLogger("citetrace")
-_T = TypeVar("_T")
-
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off", ""}
+_d = _settings.default
 
 
 @dataclass(frozen=True)
 class Settings:
-    """Everything citetrace can be told, with its default."""
+    """Everything an agent can be told; each default and meaning is the ``_settings`` row of the same name."""
 
-    capture_content: bool = False
-    store_uri: str = names.STORE_DEFAULT_URI
-    store_lock_wait_ms: int = 100
-    store_queue_max: int = 10_000
-    store_exit_wait_seconds: float = 5.0
-    metrics: str = "embedded"
-    sampling: str = names.SAMPLING_COLLECTOR
-    sampling_scope: str = names.SCOPE_CITETRACE
-    metrics_port: int | None = None
-    empty_fetch_chars: int = 200
-    max_urls: int = 50
-    sample_percent: float = 2.0
-    sample_salt: str = "citetrace"
-    max_searches: int = 10
-    max_failed_reads: int = 1
-    max_traces: int = 10_000
-    max_spans_per_trace: int = 1_000
-    trace_ttl_seconds: float = 600.0
-    max_tool_names: int = 50
-    service_name: str | None = None
-    sdk_disabled: bool = False
-    record_responses: bool = False
-    replay: str | None = None
-    replay_miss: str = "error"
-    mcp_tools: str | None = None
-    fetch_rules: str | None = None
+    capture_content: bool = _d("capture_content")
+    store_uri: str = _d("store_uri")
+    store_lock_wait_ms: int = _d("store_lock_wait_ms")
+    store_queue_max: int = _d("store_queue_max")
+    store_exit_wait_seconds: float = _d("store_exit_wait_seconds")
+    metrics: str = _d("metrics")
+    sampling: str = _d("sampling")
+    sampling_scope: str = _d("sampling_scope")
+    metrics_port: int | None = _d("metrics_port")
+    empty_fetch_chars: int = _d("empty_fetch_chars")
+    max_urls: int = _d("max_urls")
+    sample_percent: float = _d("sample_percent")
+    sample_salt: str = _d("sample_salt")
+    max_searches: int = _d("max_searches")
+    max_failed_reads: int = _d("max_failed_reads")
+    max_traces: int = _d("max_traces")
+    max_spans_per_trace: int = _d("max_spans_per_trace")
+    trace_ttl_seconds: float = _d("trace_ttl_seconds")
+    max_tool_names: int = _d("max_tool_names")
+    service_name: str | None = _d("service_name")
+    sdk_disabled: bool = _d("sdk_disabled")
+    record_responses: bool = _d("record_responses")
+    replay: str | None = _d("replay")
+    replay_miss: str = _d("replay_miss")
+    mcp_tools: str | None = _d("mcp_tools")
+    fetch_rules: str | None = _d("fetch_rules")
 
     @property
     def sampling_mode(self) -> str:
@@ -60,109 +57,11 @@ class Settings:
         return self.sampling
 
 
-def _parse_bool(raw: str) -> bool:
-    value = raw.strip().lower()
-    if value in _TRUE:
-        return True
-    if value in _FALSE:
-        return False
-    raise ValueError(f"expected true or false, got {raw!r}")
-
-
-def _parse_positive_int(raw: str) -> int:
-    value = int(raw.strip())
-    if value < 0:
-        raise ValueError(f"expected a non-negative integer, got {raw!r}")
-    return value
-
-
-def _parse_percent(raw: str) -> float:
-    value = float(raw.strip())
-    if not 0.0 <= value <= 100.0:
-        raise ValueError(f"expected a percentage between 0 and 100, got {raw!r}")
-    return value
-
-
-def _parse_positive_float(raw: str) -> float:
-    value = float(raw.strip())
-    if value <= 0:
-        raise ValueError(f"expected a positive number, got {raw!r}")
-    return value
-
-
-def _parse_metrics(raw: str) -> str:
-    value = raw.strip().lower()
-    if value not in ("embedded", "off"):
-        raise ValueError(f"expected 'embedded' or 'off', got {raw!r}")
-    return value
-
-
-def _one_of(*allowed: str) -> Callable[[str], str]:
-    def parse(raw: str) -> str:
-        value = raw.strip().lower()
-        if value not in allowed:
-            raise ValueError(f"expected one of {', '.join(allowed)}, got {raw!r}")
-        return value
-
-    return parse
-
-
-def _parse_miss(raw: str) -> str:
-    value = raw.strip().lower()
-    if value not in ("error", "passthrough", "empty"):
-        raise ValueError(f"expected 'error', 'passthrough' or 'empty', got {raw!r}")
-    return value
-
-
-def _parse_port(raw: str) -> int:
-    value = int(raw.strip())
-    if not 0 <= value <= 65535:
-        raise ValueError(f"expected a TCP port, got {raw!r}")
-    return value
-
-
-def _parse_nonnegative_float(raw: str) -> float:
-    value = float(raw.strip())
-    if value < 0:
-        raise ValueError(f"expected a number >= 0, got {raw!r}")
-    return value
-
-
-def _nonempty(raw: str) -> str:
-    if not raw.strip():
-        raise ValueError("expected a non-empty value")
-    return raw.strip()
-
-
-# field -> (env var(s), parser). The first variable that is set wins.
-_ENV: dict[str, tuple[tuple[str, ...], Callable[[str], Any]]] = {
-    "capture_content": ((names.ENV_CAPTURE_CONTENT, names.ENV_GENAI_CAPTURE_CONTENT), _parse_bool),
-    "store_uri": ((names.ENV_STORE,), _nonempty),  # its form is checked where it is used (agent_store, CLI)
-    "store_lock_wait_ms": ((names.ENV_STORE_LOCK_WAIT_MS,), _parse_positive_int),
-    "store_queue_max": ((names.ENV_STORE_QUEUE_MAX,), _parse_positive_int),
-    "store_exit_wait_seconds": ((names.ENV_STORE_EXIT_WAIT_SECONDS,), _parse_nonnegative_float),
-    "metrics": ((names.ENV_METRICS,), _parse_metrics),
-    "sampling": ((names.ENV_SAMPLING,), _one_of(*names.SAMPLING_MODES)),
-    "sampling_scope": ((names.ENV_SAMPLING_SCOPE,), _one_of(*names.SAMPLING_SCOPES)),
-    "metrics_port": ((names.ENV_METRICS_PORT,), _parse_port),
-    "empty_fetch_chars": ((names.ENV_EMPTY_FETCH_CHARS,), _parse_positive_int),
-    "max_urls": ((names.ENV_MAX_URLS,), _parse_positive_int),
-    "sample_percent": ((names.ENV_SAMPLE_PERCENT,), _parse_percent),
-    "sample_salt": ((names.ENV_SAMPLE_SALT,), _nonempty),
-    "max_searches": ((names.ENV_MAX_SEARCHES,), _parse_positive_int),
-    "max_failed_reads": ((names.ENV_MAX_FAILED_READS,), _parse_positive_int),
-    "max_traces": ((names.ENV_MAX_TRACES,), _parse_positive_int),
-    "max_spans_per_trace": ((names.ENV_MAX_SPANS_PER_TRACE,), _parse_positive_int),
-    "trace_ttl_seconds": ((names.ENV_TRACE_TTL_SECONDS,), _parse_positive_float),
-    "max_tool_names": ((names.ENV_MAX_TOOL_NAMES,), _parse_positive_int),
-    "service_name": ((names.ENV_OTEL_SERVICE_NAME,), _nonempty),
-    "sdk_disabled": ((names.ENV_OTEL_SDK_DISABLED,), _parse_bool),
-    "record_responses": ((names.ENV_RECORD_RESPONSES,), _parse_bool),
-    "replay": ((names.ENV_REPLAY,), _nonempty),
-    "replay_miss": ((names.ENV_REPLAY_MISS,), _parse_miss),
-    "mcp_tools": ((names.ENV_MCP_TOOLS,), _toolrules.normalise),
-    "fetch_rules": ((names.ENV_FETCH_RULES,), _fetchrules.normalise),
-}
+_ROWS: dict[str, tuple[_settings.Setting, ...]] = {}
+for _row in _settings.SETTINGS:
+    if _row.owner == _settings.AGENT:
+        _ROWS[_row.field] = (*_ROWS.get(_row.field, ()), _row)
+"""Settings field -> its rows, in order: the first variable that is set (to a good value) wins."""
 
 _warned: set[tuple[str, str]] = set()
 
@@ -175,80 +74,59 @@ def _warn_once(var: str, raw: str, problem: str) -> None:
 
 
 def env_flag(var: str, environ: Mapping[str, str] | None = None) -> bool:
-    """True when ``var`` is set to a true value; a bad value warns once and counts as false."""
+    """True when ``var`` is set to a true value (``_settings.BOOL``); a bad value warns once and counts as false."""
     env = os.environ if environ is None else environ
     raw = env.get(var)
     if raw is None:
         return False
     try:
-        return _parse_bool(raw)
+        return bool(_settings.BOOL.parse(raw))
     except ValueError as exc:
         _warn_once(var, raw, str(exc))
         return False
 
 
-def load_settings(environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
-    """Resolve settings: keyword argument, then environment variable, then default.
-
-    Unknown keyword names raise ``TypeError``; values of the wrong kind raise ``ValueError``.
-    """
-    env = os.environ if environ is None else environ
-    known = {f.name: f for f in dataclasses.fields(Settings)}
-    unknown = set(overrides) - set(known)
-    if unknown:
-        raise TypeError(f"unknown citetrace setting(s): {', '.join(sorted(unknown))}")
-    values: dict[str, Any] = {}
-    for field_name, (variables, parser) in _ENV.items():
-        if field_name in overrides and overrides[field_name] is not None:
-            continue
-        for var in variables:
+def _from_env(rows: tuple[_settings.Setting, ...], env: Mapping[str, str]) -> tuple[bool, Any]:
+    """(found, value) from the first of the rows' variables that is set to a value its row accepts."""
+    for row in rows:
+        for var in row.env:
             raw = env.get(var)
             if raw is None:
                 continue
             try:
-                values[field_name] = parser(raw)
+                return True, row.kind.parse(raw)
             except ValueError as exc:
                 _warn_once(var, raw, str(exc))
-                continue
-            break
-    for field_name, value in overrides.items():
-        if value is None:
+    return False, None
+
+
+def load_settings(environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+    """Resolve settings: keyword argument, then environment variable, then default.
+
+    Unknown keyword names raise ``TypeError``; values of the wrong kind raise ``ValueError`` naming the
+    setting and what it accepts.
+    """
+    env = os.environ if environ is None else environ
+    unknown = set(overrides) - set(_ROWS)
+    if unknown:
+        raise TypeError(f"unknown citetrace setting(s): {', '.join(sorted(unknown))}")
+    values: dict[str, Any] = {}
+    for field_name, rows in _ROWS.items():
+        value = overrides.get(field_name)
+        if value is not None:
+            _check_override(rows[0], value)
+            values[field_name] = value
             continue
-        _check_override(field_name, value)
-        values[field_name] = value
+        found, value = _from_env(rows, env)
+        if found:
+            values[field_name] = value
     return Settings(**values)
 
 
-def _check_override(field_name: str, value: Any) -> None:
-    default = getattr(Settings(), field_name)
-    expected: type | tuple[type, ...]
-    if isinstance(default, bool):
-        expected = bool
-    elif isinstance(default, float):
-        expected = (int, float)
-    elif isinstance(default, int) or field_name == "metrics_port":
-        expected = int
-    else:
-        expected = str
-    if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
-        raise ValueError(f"citetrace setting {field_name}={value!r}: expected {expected}")
-    if field_name == "sampling" and value not in names.SAMPLING_MODES:
-        raise ValueError(f"citetrace setting sampling={value!r}: expected one of {names.SAMPLING_MODES}")
-    if field_name == "sampling_scope" and value not in names.SAMPLING_SCOPES:
-        raise ValueError(f"citetrace setting sampling_scope={value!r}: expected one of {names.SAMPLING_SCOPES}")
-    if field_name == "mcp_tools" and isinstance(value, str):
-        try:
-            _toolrules.parse_rules(value)
-        except ValueError as exc:
-            raise ValueError(f"citetrace setting mcp_tools: {exc}") from None
-    if field_name == "fetch_rules" and isinstance(value, str):
-        try:
-            _fetchrules.parse_rules(value.strip())
-        except ValueError as exc:
-            raise ValueError(f"citetrace setting fetch_rules: {exc}") from None
-    if field_name == "metrics" and value not in ("embedded", "off"):
-        raise ValueError(f"citetrace setting metrics={value!r}: expected 'embedded' or 'off'")
-    if field_name == "sample_percent" and not 0 <= float(value) <= 100:
-        raise ValueError(f"citetrace setting sample_percent={value!r}: expected 0..100")
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
-        raise ValueError(f"citetrace setting {field_name}={value!r}: must not be negative")
+def _check_override(row: _settings.Setting, value: Any) -> None:
+    try:
+        ok = row.kind.check(value)
+    except ValueError as exc:
+        raise ValueError(f"citetrace setting {row.field}: {exc}") from None
+    if not ok:
+        raise ValueError(f"citetrace setting {row.field}={value!r}: expected {row.kind.accepts}")

@@ -18,7 +18,7 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry
 
-from citetrace import names
+from citetrace import _settings, names
 from citetrace._logonce import OnceLogger
 from citetrace.config import Settings, load_settings
 from citetrace.serve._assembler import SUMMARY_INPUTS, Assembler
@@ -31,26 +31,28 @@ from citetrace.summary import SummaryMetrics, Thresholds, TraceSummary, start_me
 __all__ = ["ServeOptions", "Service"]
 
 _log = logging.getLogger("citetrace.serve")
+_d = _settings.default
 
 
 @dataclass(frozen=True)
 class ServeOptions:
-    """How ``citetrace serve`` listens; the summary's own knobs come from ``Settings``."""
+    """How ``citetrace serve`` listens; the summary's own knobs come from ``Settings``. Defaults: the
+    ``serve_*`` rows of the one table of settings (``citetrace._settings``)."""
 
-    host: str = "127.0.0.1"
-    port: int = 4319
-    metrics_port: int | None = 9464
-    token: str | None = None
-    grace_seconds: float = 2.0
-    max_body_bytes: int = 16 * 1024 * 1024
-    drain_seconds: float = 0.0
-    max_connections: int = 1024
-    request_timeout: float = 30.0
-    max_inflight_bytes: int = 64 * 1024 * 1024
-    max_decode_bytes: int = 32 * 1024 * 1024
-    max_roots_per_trace: int = 16
-    max_urls_per_trace: int = 20_000
-    max_held_bytes: int = 256 * 1024 * 1024
+    host: str = _d("serve_host")
+    port: int = _d("serve_port")
+    metrics_port: int | None = _d("serve_metrics_port")
+    token: str | None = _d("serve_token")
+    grace_seconds: float = _d("serve_grace_seconds")
+    max_body_bytes: int = _d("serve_max_body_bytes")
+    drain_seconds: float = _d("serve_drain_seconds")
+    max_connections: int = _d("serve_max_connections")
+    request_timeout: float = _d("serve_request_timeout")
+    max_inflight_bytes: int = _d("serve_max_inflight_bytes")
+    max_decode_bytes: int = _d("serve_max_decode_bytes")
+    max_roots_per_trace: int = _d("serve_max_roots_per_trace")
+    max_urls_per_trace: int = _d("serve_max_urls_per_trace")
+    max_held_bytes: int = _d("serve_max_held_bytes")
 
 
 class Service:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping
 
-from citetrace import names
+from citetrace import _settings, names
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import ReadableSpan
@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from citetrace.config import Settings
 
 __all__ = ["SpanRecord", "Thresholds", "TraceSummary"]
+
+_d = _settings.default  # the one table of settings holds every default
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,13 +62,13 @@ class SpanRecord:
 class Thresholds:
     """When a run counts as failed, and which healthy runs the stable sample keeps."""
 
-    max_searches: int = 10
+    max_searches: int = _d("max_searches")
     """More searches than this is ``too_many_searches``."""
-    max_failed_reads: int = 1
+    max_failed_reads: int = _d("max_failed_reads")
     """More failed reads than this is ``failed_reads``."""
-    sample_percent: float = 2.0
+    sample_percent: float = _d("sample_percent")
     """Percent of healthy traces kept, by the collector's FNV-1a hash of the trace id."""
-    sample_salt: str = "citetrace"
+    sample_salt: str = _d("sample_salt")
     """The hash salt; must equal the collector's ``hash_salt``."""
 
     @classmethod
