@@ -38,3 +38,15 @@ def test_errors_are_one_line(demo_store: str, demo_runs: list[dict[str, Any]], t
         done = _view(*args)
         assert done.returncode == 2, (args, done.stderr)
         assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_review_options_errors_are_one_line(demo_store: str, tmp_path: Path) -> None:
+    """`ui --review-queue` without its companions, or with a queue that does not exist, exits 2 in one line."""
+    cases = [(("--review-queue", str(tmp_path / "q.jsonl")), "go together"),
+             (("--review-queue", str(tmp_path / "q.jsonl"), "--labeller", "ana", "--labels-out",
+               str(tmp_path / "ana.jsonl")), "does not exist")]
+    for args, message in cases:
+        done = subprocess.run([sys.executable, "-m", "citetrace", "ui", "--store", demo_store, "--port", "0", *args],
+                              capture_output=True, text=True, timeout=60, check=False)
+        assert done.returncode == 2, (args, done.stderr)
+        assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
