@@ -20,6 +20,7 @@ from citetrace import names
 from citetrace._exitbound import BoundedBatchSpanProcessor
 from citetrace._exporters import exporters_from_env
 from citetrace._join import JoiningTracerProvider
+from citetrace.capture._pending import ADOPTER
 from citetrace._telemetry import Telemetry, current, install
 from citetrace.config import Settings, load_settings
 from citetrace.store import Store, agent_store
@@ -42,6 +43,12 @@ def _summary_processor(settings: Settings, store: Store | None, exporters: list[
                                       tracer_provider=spans_from)
     return processor, registry
 
+
+
+def _observe(app: TracerProvider, processor: Any) -> None:
+    """Joining the application's provider: agent boundaries may adopt its roots, and summaries see its spans."""
+    app.add_span_processor(ADOPTER)
+    app.add_span_processor(processor.observer())
 
 def configure(
     *,
@@ -109,8 +116,9 @@ def _set_up(resolved: Settings, tracer_provider: TracerProvider | None, store: S
     embedded = resolved.sampling_mode == names.SAMPLING_EMBEDDED
     spans_from: trace.TracerProvider | None = None
     if owns and not set_global:
-        spans_from = JoiningTracerProvider(provider, on_join=lambda app: app.add_span_processor(processor.observer()))
+        spans_from = JoiningTracerProvider(provider, on_join=lambda app: _observe(app, processor))
     processor, registry = _summary_processor(resolved, run_store, exporters if embedded else [], spans_from or provider)
+    provider.add_span_processor(ADOPTER)
     provider.add_span_processor(processor)
     if not embedded:
         for each in exporters:

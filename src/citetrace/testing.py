@@ -20,6 +20,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from citetrace import names
 from citetrace import _telemetry
+from citetrace.capture._pending import ADOPTER
 from citetrace.config import load_settings
 from citetrace.store import MemoryStore, Store
 
@@ -75,6 +76,7 @@ def capture_spans(*, store: Store | None = None, processors: tuple[SpanProcessor
     """
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
+    provider.add_span_processor(ADOPTER)
     for processor in processors:
         provider.add_span_processor(processor)
     provider.add_span_processor(SimpleSpanProcessor(exporter))

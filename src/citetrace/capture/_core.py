@@ -25,6 +25,7 @@ from citetrace.capture import _extract, _replay
 from citetrace.capture._responses import args_key, encode_exception, encode_result
 from citetrace.capture._context import CURRENT_RUN, IN_TOOL, TOOL_CALL_ID, in_tool_call, run_in_context
 from citetrace.capture._failure import record_failure
+from citetrace.capture._pending import child_context
 from citetrace.capture._status import observed_status
 
 __all__ = ["ToolSpec", "invoke", "ainvoke", "in_tool_call"]
@@ -74,7 +75,7 @@ class _Call:
 
     __slots__ = ("spec", "span", "token", "t0", "wall0", "query", "qhash", "url", "run", "started", "rkey")
 
-    def __init__(self, spec: ToolSpec, args: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
+    def __init__(self, spec: ToolSpec, args: Sequence[Any], kwargs: Mapping[str, Any], current: bool = True) -> None:
         self.spec = spec
         self.run = CURRENT_RUN.get() or run_in_context()
         self.query: str | None = None
@@ -119,9 +120,10 @@ class _Call:
                 args[1:] if spec.skip_self else args, dict(kwargs), _ARGUMENTS_CHARS
             )
         self.span: Span = _telemetry.current().tracer().start_span(
-            f"execute_tool {spec.name}", kind=_INTERNAL, attributes=attrs
+            f"execute_tool {spec.name}", context=child_context(self.run), kind=_INTERNAL, attributes=attrs
         )
-        self.token = otel_context.attach(trace.set_span_in_context(self.span))
+        # current only for a tool the application decorated: a library's HTTP span keeps its parent otherwise
+        self.token = otel_context.attach(trace.set_span_in_context(self.span)) if current else None
         self.wall0 = time.time()
         self.t0 = time.perf_counter()
         self.started = True
@@ -132,7 +134,8 @@ class _Call:
     def detach(self) -> None:
         if self.started:
             self.started = False
-            otel_context.detach(self.token)
+            if self.token is not None:
+                otel_context.detach(self.token)
 
     # -- endings --------------------------------------------------------------------------------------
     def finish(self, result: Any) -> None:
@@ -328,9 +331,9 @@ def _content_hash(text: str) -> str:
     return content_hash(text)
 
 
-def _start(spec: ToolSpec, args: Sequence[Any], kwargs: Mapping[str, Any]) -> _Call | None:
+def _start(spec: ToolSpec, args: Sequence[Any], kwargs: Mapping[str, Any], current: bool = True) -> _Call | None:
     try:
-        return _Call(spec, args, kwargs)
+        return _Call(spec, args, kwargs, current)
     except Exception as exc:  # noqa: BLE001
         _telemetry.count_error("capture", exc)
         return None
@@ -381,14 +384,19 @@ def _passthrough() -> bool:
     return not _telemetry.current().enabled or IN_TOOL.get() or _suppressed()
 
 
-def invoke(spec: ToolSpec, wrapped: Callable[..., Any], args: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
-    """Call ``wrapped(*args, **kwargs)`` inside one tool span; return/raise exactly what it does."""
+def invoke(spec: ToolSpec, wrapped: Callable[..., Any], args: Sequence[Any], kwargs: Mapping[str, Any], *,
+           current: bool = True) -> Any:
+    """Call ``wrapped(*args, **kwargs)`` inside one tool span; return/raise exactly what it does.
+
+    ``current=False`` (the auto-instrumentation's library rows): the span is not made the current span, so the
+    spans another instrumentation makes inside the call (an HTTP client's) keep the parent they have without
+    citetrace. ``@traced_tool`` keeps True: the application asked for that span around its code."""
     if _passthrough():
         return wrapped(*args, **kwargs)
     replaying = _replay.current()
     if replaying is not None:  # the recorded response instead of the call (still one span)
         wrapped = replaying.stand_in(spec, args, kwargs, wrapped, False)
-    call = _start(spec, args, kwargs)
+    call = _start(spec, args, kwargs, current)
     if call is None:
         return wrapped(*args, **kwargs)
     token = IN_TOOL.set(True)
@@ -404,7 +412,8 @@ def invoke(spec: ToolSpec, wrapped: Callable[..., Any], args: Sequence[Any], kwa
 
 
 async def ainvoke(
-    spec: ToolSpec, wrapped: Callable[..., Awaitable[Any]], args: Sequence[Any], kwargs: Mapping[str, Any]
+    spec: ToolSpec, wrapped: Callable[..., Awaitable[Any]], args: Sequence[Any], kwargs: Mapping[str, Any], *,
+    current: bool = True,
 ) -> Any:
     """Async twin of ``invoke``."""
     if _passthrough():
@@ -412,7 +421,7 @@ async def ainvoke(
     replaying = _replay.current()
     if replaying is not None:
         wrapped = replaying.stand_in(spec, args, kwargs, wrapped, True)
-    call = _start(spec, args, kwargs)
+    call = _start(spec, args, kwargs, current)
     if call is None:
         return await wrapped(*args, **kwargs)
     token = IN_TOOL.set(True)

@@ -27,6 +27,7 @@ from citetrace import _telemetry
 from citetrace.capture import _replay
 from citetrace.capture._context import CURRENT_RUN, RUN_CONTEXT_KEY
 from citetrace.capture._failure import record_failure
+from citetrace.capture._pending import PendingRoot
 from citetrace.store import RunRecord, ToolCallRecord, ToolResponse, content_hash
 
 __all__ = ["Run", "research_run", "start_run", "run_context", "attach_run", "detach_run", "finish_run"]
@@ -41,13 +42,15 @@ def _new_run_id() -> str:
 class Run:
     """One research run. ``id`` names it in the store; ``trace_id`` (32 hex) finds its trace."""
 
-    def __init__(self, question: str | None, agent: str, span: Span) -> None:
+    def __init__(self, question: str | None, agent: str, span: Span, pending: PendingRoot | None = None) -> None:
         self.question = question
         self.agent = agent
-        self.span = span
+        self._span = span
+        self._pending = pending
+        self.deferred = pending is not None
+        """A boundary run begun with no current span: its span is never made current (``capture._pending``)."""
         self.id = _new_run_id()
-        ctx = span.get_span_context()
-        self.trace_id = format(ctx.trace_id if ctx.is_valid else secrets.randbits(128), "032x")
+        self._trace_id = "" if pending is not None else _trace_id_of(span)
         self.started_at = time.time()
         self.answer: str | None = None
         self.citations: list[str] = []
@@ -58,6 +61,41 @@ class Run:
         self._responses: list[tuple[str, str, dict[str, Any]]] = []
         self._lock = threading.Lock()
         self._ledger: Any = None
+
+    @property
+    def span(self) -> Span:
+        """The run's ``invoke_agent`` span (a deferred run's is started here, the first time it is needed)."""
+        if self._pending is not None:
+            self.open_span(False)
+        return self._span
+
+    @property
+    def trace_id(self) -> str:
+        """The run's trace id, 32 hex digits."""
+        if self._pending is not None:
+            self.open_span(False)
+        return self._trace_id
+
+    def open_span(self, at_end: bool) -> None:
+        """Start a deferred run's span: under the foreign root it may join, else as a root (``_pending``);
+        then file the run in the store. ``at_end``: the agent call has returned. Never raises."""
+        with _open_lock:
+            pending = self._pending
+            if pending is None:
+                return
+            try:
+                context, start = pending.parent(at_end)
+                span = _telemetry.current().tracer().start_span(
+                    pending.name, context=context, kind=SpanKind.INTERNAL, attributes=pending.attributes,
+                    start_time=start)
+                if span.is_recording():
+                    span.set_attribute(names.RUN_ID, self.id)
+                self._span = span
+            except Exception as exc:  # noqa: BLE001
+                _telemetry.count_error("capture", exc)
+            self._trace_id = _trace_id_of(self._span)
+            self._pending = None  # last: another thread sees the span only once it is set
+        _file_run(self)
 
     def add_response(self, tool: str, key: str, payload: dict[str, Any]) -> None:
         """Keep one call's encoded response for replay (``record_responses``), in call order."""
@@ -151,6 +189,14 @@ class Run:
         return f"Run(id={self.id!r}, agent={self.agent!r}, trace_id={self.trace_id!r})"
 
 
+def _trace_id_of(span: Span) -> str:
+    ctx = span.get_span_context()
+    return format(ctx.trace_id if ctx.is_valid else secrets.randbits(128), "032x")
+
+
+_open_lock = threading.Lock()
+
+
 def _merged(first: Iterable[str], more: Iterable[str]) -> list[str]:
     """``first`` then ``more``, without repeating a page (the one URL key), in order."""
     out: list[str] = []
@@ -220,11 +266,12 @@ class research_run:  # noqa: N801 - used like a function: `with research_run(...
         finish_run(run, exc)
 
 
-def start_run(question: str | None, agent: str) -> Run:
+def start_run(question: str | None, agent: str, *, deferred: bool = False) -> Run:
     """Start a run's root span and store row, without making it current (see ``attach_run``).
 
     Split from ``research_run`` so the agent-boundary wrappers reuse exactly this logic for runs that
-    outlive one call (a generator, or gpt-researcher's two calls on one instance)."""
+    outlive one call (a generator, or gpt-researcher's two calls on one instance). ``deferred`` (an agent
+    boundary with no current span): the span starts when first needed (``Run.open_span``, ``_pending``)."""
     st = _telemetry.current()
     if not st.enabled:
         return Run(question, agent, trace.INVALID_SPAN)
@@ -239,19 +286,35 @@ def start_run(question: str | None, agent: str) -> Run:
         replaying = _replay.current()
         if replaying is not None:
             attrs[names.RUN_REPLAY_OF] = replaying.run_id
-        span = _telemetry.current().tracer().start_span(f"invoke_agent {agent}", kind=SpanKind.INTERNAL, attributes=attrs)
+        name = f"invoke_agent {agent}"
+        if deferred:
+            _join_now(st)
+            return Run(question, agent, trace.INVALID_SPAN, PendingRoot(name, attrs, otel_context.get_current()))
+        span = st.tracer().start_span(name, kind=SpanKind.INTERNAL, attributes=attrs)
         run = Run(question, agent, span)
         if span.is_recording():
             span.set_attribute(names.RUN_ID, run.id)
     except Exception as exc:  # noqa: BLE001
         _telemetry.count_error("capture", exc)
         run = Run(question, agent, trace.INVALID_SPAN)
+    _file_run(run)
+    return run
+
+
+def _join_now(telemetry: _telemetry.Telemetry) -> None:
+    """Join the application's provider now (if it set one), so ``Adopter`` is on it before the agent's
+    instrumentations start their spans: joining otherwise happens at citetrace's next span."""
+    active = getattr(telemetry.span_source, "active", None)
+    if active is not None:
+        active()
+
+
+def _file_run(run: Run) -> None:
     try:
         question = redact_report(run.question) if run.question else run.question  # URLs redacted, prose kept
         _telemetry.current().run_store().put_run(RunRecord(run.id, run.trace_id, run.agent, question, run.started_at))
     except Exception as exc:  # noqa: BLE001
         _telemetry.count_error("store_write", exc)
-    return run
 
 
 def run_context(run: Run, *, beside_foreign: bool = False) -> Any:
@@ -262,6 +325,8 @@ def run_context(run: Run, *, beside_foreign: bool = False) -> Any:
     instrumentation (OpenInference's ``{agent}.run``, which wraps the same call), the run's span is not made
     current, only the run: the other instrumentation's child spans keep their parent, as without citetrace,
     and the run's span is a sibling that still carries the summary."""
+    if run.deferred:  # only the run travels; its span is started beneath whatever is current when needed
+        return otel_context.set_value(RUN_CONTEXT_KEY, run, otel_context.get_current())
     if run.span is trace.INVALID_SPAN:
         return None
     current = trace.get_current_span()
@@ -303,6 +368,7 @@ def detach_run(ctx_token: Any, run_token: Any) -> None:
 def finish_run(run: Run, exc: BaseException | None) -> None:
     """End a run: record the error, let run-end hooks (the summarizer) write on the root, store the calls
     and the answer, end the span. Never raises."""
+    run.open_span(True)
     span = run.span
     if span is trace.INVALID_SPAN and not _telemetry.current().enabled:
         return

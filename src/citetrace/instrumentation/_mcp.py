@@ -160,7 +160,7 @@ def _factory(switch: Switch) -> Callable[..., Any]:
 
 async def _call(spec: ToolSpec, wrapped: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     with _probe.scope():
-        return await ainvoke(spec, wrapped, args, kwargs)
+        return await ainvoke(spec, wrapped, args, kwargs, current=False)
 
 
 ROWS = (Wrap(DIST, "mcp.client.session", "ClientSession.call_tool", _factory),)

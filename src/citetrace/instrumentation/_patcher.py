@@ -180,7 +180,7 @@ class Patcher:
 
             async def _acall(wrapped: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
                 with _probe.scope():
-                    return await ainvoke(spec, wrapped, args, kwargs)
+                    return await ainvoke(spec, wrapped, args, kwargs, current=False)
 
             def awrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...],
                          kwargs: dict[str, Any]) -> Any:
@@ -201,8 +201,8 @@ class Patcher:
             opened = open_scope()
             try:
                 if pass_instance:
-                    return invoke(spec, _dropping_first(wrapped), (instance, *args), kwargs)
-                return invoke(spec, wrapped, args, kwargs)
+                    return invoke(spec, _dropping_first(wrapped), (instance, *args), kwargs, current=False)
+                return invoke(spec, wrapped, args, kwargs, current=False)
             finally:
                 close_scope(opened)
 

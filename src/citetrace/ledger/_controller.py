@@ -200,6 +200,8 @@ class RevisionController:
         token = None
         try:
             from citetrace import _telemetry
+            from citetrace.capture._context import current_run
+            from citetrace.capture._pending import child_context
 
             attrs: dict[str, Any] = {names.LEDGER_ITERATION: it.number, names.LEDGER_TRIGGER: it.trigger.kind,
                      names.LEDGER_REPAIR: it.trigger.repair, names.RUN_ID: self.ledger.run_id,
@@ -207,7 +209,8 @@ class RevisionController:
             if it.trigger.claim:
                 attrs[names.LEDGER_CLAIM_ID] = it.trigger.claim
             tracer = _telemetry.current().tracer()
-            it.span = tracer.start_span(f"{names.LEDGER_ITERATION_SPAN} {it.number}", attributes=attrs)
+            it.span = tracer.start_span(f"{names.LEDGER_ITERATION_SPAN} {it.number}",
+                                        context=child_context(current_run()), attributes=attrs)
             token = otel_context.attach(trace.set_span_in_context(it.span))
         except Exception as exc:  # noqa: BLE001 - telemetry never stops the revision
             _count(exc)

@@ -50,6 +50,11 @@ _STATUSES = frozenset(names.TOOL_STATUSES)
 _ROOT_PREFIX = names.OP_INVOKE_AGENT
 
 
+def _foreign_scope(span: ReadableSpan) -> bool:
+    scope = span.instrumentation_scope
+    return scope is None or scope.name != names.INSTRUMENTATION_SCOPE
+
+
 class TraceSummaryProcessor(SpanProcessor):
     """Summary, metrics and keep-on-failure sampling in one SDK span processor.
 
@@ -219,6 +224,8 @@ class TraceSummaryProcessor(SpanProcessor):
             elif state is None and kind is None and not run_root and not (sampled and not local_root):
                 if export:  # nothing of ours in this trace (yet): pass through without keeping state
                     out.append(span)
+                if local_root:  # a run that adopted this root may still start in it (capture._pending)
+                    self._remember(tid, True)
             else:
                 state = self._state(tid, now, out)
                 if run_root:
@@ -227,9 +234,17 @@ class TraceSummaryProcessor(SpanProcessor):
                     state.runs_done += 1
                     if export:
                         out.append(span)
+                    if not local_root and state.runs_done >= len(state.roots):
+                        foreign = self._after_adopted_root(tid, state, span, out)
                 elif kind is not None:
                     self._accumulate(state, attrs, start, end, status_error)
-                if local_root:
+                if local_root and not run_root and len(state.roots) > state.runs_done and _foreign_scope(span):
+                    # another instrumentation's root ended before the run of ours that adopted it: decide at
+                    # that run's end (the root is exported now, like any root)
+                    state.late_root = (span, kind is not None)
+                    if export:
+                        out.append(span)
+                elif local_root:
                     foreign = self._decide(tid, state, span, run_root, kind is not None, export, out)
                 elif not run_root:
                     if sampled:
@@ -341,6 +356,16 @@ class TraceSummaryProcessor(SpanProcessor):
             state.spans = None
         self._remember(tid, keep)
         return foreign
+
+    def _after_adopted_root(self, tid: int, state: _Trace, run_span: ReadableSpan, out: list[ReadableSpan]) -> (
+            tuple[TraceSummary, ReadableSpan, list[ToolCallRecord]] | None):
+        """The last run of ours in a trace whose (foreign) local root already ended: decide now."""
+        if state.late_root is not None:
+            root, tool_root = state.late_root
+            return self._decide(tid, state, root, False, tool_root, False, out)
+        if tid in self._decided:  # the root ended before anything of ours started in this trace
+            self._decide(tid, state, run_span, True, False, False, out)
+        return None
 
     def _finish_run(self, state: _Trace, span: ApiSpan | ReadableSpan, tid: int, attrs: Mapping[str, Any]) -> TraceSummary:
         run_id = attrs.get(names.RUN_ID)

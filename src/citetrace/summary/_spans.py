@@ -40,7 +40,8 @@ def attributes_of(span: ReadableSpan | ApiSpan) -> Mapping[str, Any]:
 class Trace:
     """What the processor holds for one trace in flight."""
 
-    __slots__ = ("runs", "spans", "roots", "pending", "touched", "keep", "export_all", "runs_done", "calls")
+    __slots__ = ("runs", "spans", "roots", "pending", "touched", "keep", "export_all", "runs_done", "calls",
+                 "late_root")
 
     def __init__(self, now: float, buffering: bool) -> None:
         self.runs: dict[str, RunAccumulator] = {}
@@ -52,3 +53,5 @@ class Trace:
         self.export_all = False
         self.runs_done = 0
         self.calls: list[tuple[Mapping[str, Any], int, int]] = []  # tool calls outside any run, for a foreign root
+        self.late_root: tuple[ReadableSpan, bool] | None = None
+        """A foreign local root that ended while a run of ours under it was open (and whether it was a tool)."""

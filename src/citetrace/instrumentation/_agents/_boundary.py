@@ -62,6 +62,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, AsyncGenerator, Callable, Coroutine, Generator, Literal
 
+from opentelemetry import trace
+
 from citetrace import _telemetry
 from citetrace.capture._context import CURRENT_RUN
 from citetrace.capture._run import Run, attach_run, detach_run, finish_run, run_context, start_run
@@ -161,8 +163,10 @@ class _Scope:
         if kept is not None:
             self.run = kept
         else:
+            # with nothing current, the run's span waits for a root another instrumentation may make (_pending)
             self.run = start_run(_guard(boundary.question, instance, args, kwargs),
-                                 _guard(boundary.agent, instance, args, kwargs) or boundary.default_agent)
+                                 _guard(boundary.agent, instance, args, kwargs) or boundary.default_agent,
+                                 deferred=not trace.get_current_span().get_span_context().is_valid)
         self.keep = boundary.keyed == "start"
 
     def enter(self) -> tuple[Any, Any, Any]:
@@ -186,6 +190,8 @@ class _Scope:
         """Record the answer (owned run, or a user's run without one) and end an owned run."""
         run = self.run
         if exc is None and answer is not None and (self.owned or run.answer is None):
+            if self.owned:
+                run.open_span(True)  # the call has returned: a foreign root that enclosed it is adopted
             try:
                 run.record_answer(answer)
             except Exception as err:  # noqa: BLE001

@@ -87,7 +87,7 @@ def _sync(sent_of: Callable[[Sequence[Any], Mapping[str, Any]], t.Sent | None]) 
             spec = _recognised(lambda: sent_of(args, kwargs), _read_loaded) if switch.active else None
             if spec is None:
                 return _through(wrapped, args, kwargs)
-            return invoke(spec, wrapped, args, kwargs)
+            return invoke(spec, wrapped, args, kwargs, current=False)
 
         return wrapper
 
@@ -99,7 +99,7 @@ def _httpx_async(switch: Switch) -> Any:
         spec = _recognised(lambda: t.httpx_sent(args, kwargs), _read_loaded) if switch.active else None
         if spec is None:
             return await _athrough(wrapped, args, kwargs)
-        return await ainvoke(spec, wrapped, args, kwargs)
+        return await ainvoke(spec, wrapped, args, kwargs, current=False)
 
     return wrapper
 
@@ -142,7 +142,7 @@ def _urllib(switch: Switch) -> Any:
         spec = _recognised(lambda: t.urllib_sent(args, kwargs), holder.read) if switch.active else None
         if spec is None:
             return _through(wrapped, args, kwargs)
-        return invoke(spec, _buffering(t.buffer_urllib, holder)(wrapped), args, kwargs)
+        return invoke(spec, _buffering(t.buffer_urllib, holder)(wrapped), args, kwargs, current=False)
 
     return wrapper
 
@@ -163,7 +163,7 @@ def _aiohttp(switch: Switch) -> Any:
             return response
 
         runner: Callable[..., Awaitable[Any]] = run
-        return await ainvoke(spec, runner, args, kwargs)
+        return await ainvoke(spec, runner, args, kwargs, current=False)
 
     return wrapper
 
