@@ -68,6 +68,24 @@ def test_candidates_from_a_real_evaluation(tmp_path: Path) -> None:
     assert [q.id for q in read_queue(queue)] == [c.id for c in got]
 
 
+def test_a_claim_the_ledger_marked_high_impact_is_high_impact() -> None:
+    """A late claim with no amount is high-impact only when the run's ledger marked it so (matched by stems)."""
+    from citetrace.eval._review import ledger_high_impact
+    from citetrace.ledger import Ledger
+
+    store = MemoryStore()
+    make_run(store, REPORT)
+    ev = evaluate_run(store, "run-1")
+    jobs = [c for c in candidates(ev, None, None, ledger_high_impact(store, "run-1")) if "4,500" in c.claim]
+    assert jobs and "high_impact" not in jobs[0].reasons and ledger_high_impact(store, "run-1") == []
+    ledger = Ledger.open("run-1", store=store)
+    ledger.add_claim("Construction firms cut 4,500 jobs in March.", impact="high")
+    ledger.add_claim("Wages rose.", impact="normal")
+    assert ledger_high_impact(store, "run-1") == ["Construction firms cut 4,500 jobs in March."]
+    jobs = [c for c in candidates(ev, None, None, ledger_high_impact(store, "run-1")) if "4,500" in c.claim]
+    assert "high_impact" in jobs[0].reasons
+
+
 def test_keyboard_session_writes_judge_eval_labels(tmp_path: Path) -> None:
     """s, skip, c, undo, a, quit: the file holds two labels with labeller and time, readable by judge-eval."""
     items = [item(i, "PARTIAL") for i in range(4)]

@@ -7,7 +7,8 @@ samples are appended, a pair already queued is never queued twice):
 - stratified by the judge's label, so that rare labels (CONTRADICTED, ABSENT) get labelled at all: each label
   present gets an equal share of the sample, and what a small stratum cannot fill goes to the others;
 - inside a stratum, sampling favours what matters most (weights): numeric claims (+1), high-impact claims
-  (+1: a money amount or percentage, or the report's first claims, which conclusions lean on), and pairs on
+  (+1: a money amount or percentage, the report's first claims, which conclusions lean on, or a claim the
+  run's own claim ledger marked ``impact="high"``, the conclusion depending on it), and pairs on
   which two judges disagree (+2: the model judge and the checker, or the checker and ``--second-judge``);
 - seeded, so a queue can be rebuilt.
 
@@ -25,13 +26,14 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from citetrace._redact import redact_url
+from citetrace.eval._align import content_stems
 from citetrace.eval._evaluate import RunEvaluation
 from citetrace.eval._facts import extract_facts
 from citetrace.eval._jsonl import read_jsonl
 from citetrace.eval._judge_eval import cohen_kappa
 from citetrace.eval._types import JUDGE_LABELS
 
-__all__ = ["ReviewItem", "candidates", "sample", "read_queue", "append_queue", "merge_labels", "label_record"]
+__all__ = ["ReviewItem", "candidates", "ledger_high_impact", "sample", "read_queue", "append_queue", "merge_labels", "label_record"]
 
 _HIGH_IMPACT_SENTENCES = 3
 
@@ -72,10 +74,22 @@ def _item_id(run_id: str, claim: str, url: str) -> str:
     return "r" + hashlib.sha256(f"{run_id}\n{claim}\n{url}".encode()).hexdigest()[:12]
 
 
+_SAME_CLAIM = 0.8
+"""Share of content stems two claim texts must share (Jaccard) to be the same claim (report vs ledger)."""
+
+
+def _same_claim(a: set[str], b: set[str]) -> bool:
+    return bool(a and b) and len(a & b) / len(a | b) >= _SAME_CLAIM
+
+
 def candidates(ev: RunEvaluation, question: str | None = None,
-               second: dict[tuple[str, str], str] | None = None) -> list[ReviewItem]:
+               second: dict[tuple[str, str], str] | None = None,
+               high_impact: Sequence[str] = ()) -> list[ReviewItem]:
     """Every judged pair of one evaluation as a review candidate (unfetched and unjudgeable pairs skipped:
-    there is nothing to label against). ``second`` maps (claim, url) to another judge's label."""
+    there is nothing to label against). ``second`` maps (claim, url) to another judge's label;
+    ``high_impact`` are claim texts the run's ledger marked high-impact (matched by content stems, since the
+    report may word a ledger claim slightly differently)."""
+    ledger_claims = [set(content_stems(text)) for text in high_impact]
     out: list[ReviewItem] = []
     first_claims = sorted({p.pair.sentence.index for p in ev.pairs if p.has_citation})[:_HIGH_IMPACT_SENTENCES]
     for p in ev.pairs:
@@ -85,7 +99,9 @@ def candidates(ev: RunEvaluation, question: str | None = None,
         reasons = []
         if facts:
             reasons.append("numeric")
-        if any(f.kind in ("money", "percent") for f in facts) or p.pair.sentence.index in first_claims:
+        stems = set(content_stems(p.pair.claim))
+        if (any(f.kind in ("money", "percent") for f in facts) or p.pair.sentence.index in first_claims
+                or any(_same_claim(stems, c) for c in ledger_claims)):
             reasons.append("high_impact")
         other = p.checker.label if p.checker is not None else (second or {}).get((p.pair.claim, p.pair.url))
         if other is not None and other != p.label:
@@ -175,3 +191,12 @@ def merge_labels(first: str, second: str) -> tuple[list[dict[str, Any]], float |
         rows.append(row)
     kappa = cohen_kappa([a[k]["label"] for k in common], [b[k]["label"] for k in common]) if common else None
     return rows, kappa, len(common)
+
+
+def ledger_high_impact(store: Any, run_id: str) -> list[str]:
+    """Texts of the claims the run's claim ledger marked ``impact="high"`` ([] for a run without a ledger)."""
+    if not store.ledger_entries(run_id):
+        return []
+    from citetrace.ledger import Ledger
+
+    return [c.text for c in Ledger.open(run_id, store=store).claims() if c.impact == "high"]

@@ -10,7 +10,7 @@ from typing import Any
 from citetrace.cli import CommandError, open_store_for_reading
 from citetrace.eval._evaluate import EvalError, evaluate_run
 from citetrace.eval._judges import JUDGE_KINDS, make_judge
-from citetrace.eval._review import append_queue, candidates, merge_labels, read_queue, sample
+from citetrace.eval._review import append_queue, candidates, ledger_high_impact, merge_labels, read_queue, sample
 from citetrace.eval._types import ReportParseError
 
 __all__ = ["register"]
@@ -125,7 +125,7 @@ def _cmd_sample(args: argparse.Namespace) -> int:
             record = store.get_run(run_id)
         except (EvalError, ReportParseError) as exc:
             raise CommandError(str(exc)) from exc
-        pool.extend(candidates(ev, record.question if record else None, other))
+        pool.extend(candidates(ev, record.question if record else None, other, ledger_high_impact(store, run_id)))
     try:
         queued = read_queue(args.queue)
         chosen = sample(pool, args.n, seed=args.seed, exclude=(it.id for it in queued))
