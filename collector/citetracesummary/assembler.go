@@ -102,6 +102,7 @@ type added struct {
 	late    int
 	done    []finished
 	problem string
+	ledger  []*attrs // iteration spans and accepted roots with a stop reason, for the ledger metrics
 }
 
 // limits are the assembler's bounds (Config, validated).
@@ -113,15 +114,16 @@ type limits struct {
 
 // assembler is Assembler; the caller serialises calls.
 type assembler struct {
-	lim      limits
-	traces   map[[16]byte]*traceState
-	lru      *list.List // front = least recently active
-	dueQ     []dueEntry
-	doneIDs  map[[16]byte]struct{}
-	doneQ    [][16]byte
-	maxDone  int
-	heldSum  int
-	keepOuts bool
+	lim        limits
+	traces     map[[16]byte]*traceState
+	lru        *list.List // front = least recently active
+	dueQ       []dueEntry
+	doneIDs    map[[16]byte]struct{}
+	doneQ      [][16]byte
+	maxDone    int
+	heldSum    int
+	keepOuts   bool
+	ledgerSeen *recentIDs
 }
 
 func newAssembler(lim limits, keepOuts bool) *assembler {
@@ -130,7 +132,7 @@ func newAssembler(lim limits, keepOuts bool) *assembler {
 		maxDone = 4096
 	}
 	return &assembler{lim: lim, traces: map[[16]byte]*traceState{}, lru: list.New(), doneIDs: map[[16]byte]struct{}{},
-		maxDone: maxDone, keepOuts: keepOuts}
+		maxDone: maxDone, keepOuts: keepOuts, ledgerSeen: newRecentIDs(10_000)}
 }
 
 func (a *assembler) inFlight() int { return len(a.traces) }
@@ -154,6 +156,9 @@ func (a *assembler) add(spans []inSpan, now float64) added {
 		isTool := isToolKind(at.kind)
 		isRoot := !isTool && at.operation == names.OpInvokeAgent
 		if !isTool && !isRoot {
+			if at.ledger.hasTrigger && a.ledgerSeen.first(sp.spanID) {
+				res.ledger = append(res.ledger, at) // a revision iteration: its vital signs are metrics
+			}
 			continue
 		}
 		if _, done := a.doneIDs[sp.traceID]; done {
@@ -244,6 +249,9 @@ func (a *assembler) add(spans []inSpan, now float64) added {
 				status: toolStatus(at, sp.view.statusError), seconds: float64(d) / 1e9, traceID: sp.traceID})
 		} else {
 			a.takeRoot(state, sp, now)
+			if at.ledger.hasStopReason {
+				res.ledger = append(res.ledger, at)
+			}
 		}
 		state.spanIDs[sp.spanID] = struct{}{}
 		state.urls += count

@@ -31,6 +31,14 @@ type attrs struct {
 	hasRunID, hasQueryText, hasURLFull, hasURLsReturned, hasPages, hasErrorType    bool
 	hasSourcesReported, sourcesReported, hasContentReturned, contentReturned       bool
 	urlsReturned, pagesReturned, citations                                         []string
+	// the claim ledger's vital signs (iteration spans) and stop reason (its run's root)
+	ledger ledgerAttrs
+}
+
+type ledgerAttrs struct {
+	trigger, stopReason                                        string
+	hasTrigger, hasStopReason, hasUnresolved                   bool
+	unresolved, unresolvedDelta, toolCalls, newEvidence, flips int64
 }
 
 func typeMatches(v pcommon.Value, kind string) bool {
@@ -108,6 +116,20 @@ func readAttrs(m pcommon.Map) (attrs, string) {
 			a.sourcesReported, a.hasSourcesReported = v.Bool(), true
 		case names.SearchContentReturned:
 			a.contentReturned, a.hasContentReturned = v.Bool(), true
+		case names.LedgerTrigger:
+			a.ledger.trigger, a.ledger.hasTrigger = v.Str(), true
+		case names.LedgerStopReason:
+			a.ledger.stopReason, a.ledger.hasStopReason = v.Str(), true
+		case names.LedgerUnresolved:
+			a.ledger.unresolved, a.ledger.hasUnresolved = v.Int(), true
+		case names.LedgerUnresolvedDelta:
+			a.ledger.unresolvedDelta = v.Int()
+		case names.LedgerToolCalls:
+			a.ledger.toolCalls = v.Int()
+		case names.LedgerNewEvidence:
+			a.ledger.newEvidence = v.Int()
+		case names.LedgerFlips:
+			a.ledger.flips = v.Int()
 		}
 		return true
 	})

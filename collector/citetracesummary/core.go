@@ -88,7 +88,7 @@ func (c *core) collect(td ptrace.Traces) ([]inSpan, int, int) {
 					c.tel.problem(problem)
 					continue
 				}
-				if !isToolKind(a.kind) && a.operation != names.OpInvokeAgent {
+				if !isToolKind(a.kind) && a.operation != names.OpInvokeAgent && !a.ledger.hasTrigger {
 					continue // not a citetrace span: nothing in the summary reads it
 				}
 				spans = append(spans, inSpan{traceID: tid, spanID: sid, name: span.Name(), service: service,
@@ -138,6 +138,7 @@ func (c *core) consume(ctx context.Context, td ptrace.Traces) error {
 		c.metrics.count(c.metrics.dropped, reason, n)
 		c.tel.dropped(ctx, reason, n)
 	}
+	c.metrics.ledger.observe(res.ledger)
 	c.metrics.observeTools(res.tools, c.clock())
 	if keep && len(held) > 0 {
 		removeHeld(td, spans, held)

@@ -101,6 +101,7 @@ type summaryMetrics struct {
 	perRun                 []perRun
 	toolLabel, agentLabels capped
 	inFlight               func() int
+	ledger                 *ledgerMetrics
 }
 
 func newSummaryMetrics(maxToolNames int, start time.Time) *summaryMetrics {
@@ -118,6 +119,7 @@ func newSummaryMetrics(maxToolNames int, start time.Time) *summaryMetrics {
 		spanErrors:  newCounter(names.MetricSpanProcessingErrorsTotal, "Internal errors while processing spans (caught)."),
 		toolLabel:   capped{limit: maxToolNames, seen: map[string]struct{}{}},
 		agentLabels: capped{limit: maxToolNames, seen: map[string]struct{}{}},
+		ledger:      newLedgerMetrics(),
 	}
 	for _, r := range []struct {
 		field, metric, doc string
@@ -235,6 +237,26 @@ func (m *summaryMetrics) count(c *counter, label string, n int) {
 	m.mu.Unlock()
 }
 
+// appendCounter writes one cumulative counter's series (nothing when it has none).
+func appendCounter(sm pmetric.ScopeMetrics, c *counter, start, ts pcommon.Timestamp) {
+	if len(c.values) == 0 {
+		return
+	}
+	metric := sm.Metrics().AppendEmpty()
+	metric.SetName(c.name)
+	metric.SetDescription(c.doc)
+	sum := metric.SetEmptySum()
+	sum.SetIsMonotonic(true)
+	sum.SetAggregationTemporality(pmetric.AggregationTemporalityCumulative)
+	for _, k := range sortedKeys(c.values) {
+		dp := sum.DataPoints().AppendEmpty()
+		putLabels(dp.Attributes(), c.labels, k)
+		dp.SetStartTimestamp(start)
+		dp.SetTimestamp(ts)
+		dp.SetDoubleValue(c.values[k])
+	}
+}
+
 func putLabels(dst pcommon.Map, labels []string, key string) {
 	if len(labels) == 0 {
 		return
@@ -260,22 +282,7 @@ func (m *summaryMetrics) appendTo(sm pmetric.ScopeMetrics, now time.Time) {
 	defer m.mu.Unlock()
 	ts := pcommon.NewTimestampFromTime(now)
 	for _, c := range []*counter{m.runs, m.failures, m.tools, m.uncited, m.unfetched, m.evicted, m.dropped, m.spanErrors} {
-		if len(c.values) == 0 {
-			continue
-		}
-		metric := sm.Metrics().AppendEmpty()
-		metric.SetName(c.name)
-		metric.SetDescription(c.doc)
-		sum := metric.SetEmptySum()
-		sum.SetIsMonotonic(true)
-		sum.SetAggregationTemporality(pmetric.AggregationTemporalityCumulative)
-		for _, k := range sortedKeys(c.values) {
-			dp := sum.DataPoints().AppendEmpty()
-			putLabels(dp.Attributes(), c.labels, k)
-			dp.SetStartTimestamp(m.start)
-			dp.SetTimestamp(ts)
-			dp.SetDoubleValue(c.values[k])
-		}
+		appendCounter(sm, c, m.start, ts)
 	}
 	hists := []*histogram{m.toolSeconds}
 	for _, p := range m.perRun {
@@ -315,6 +322,7 @@ func (m *summaryMetrics) appendTo(sm pmetric.ScopeMetrics, now time.Time) {
 			}
 		}
 	}
+	m.ledger.appendTo(sm, m.start, ts)
 	if m.inFlight != nil {
 		metric := sm.Metrics().AppendEmpty()
 		metric.SetName(names.MetricTracesInFlight)

@@ -140,10 +140,14 @@ func labelMap(names []string, key string) map[string]string {
 // exposition renders the connector's series the way the Python registry exposes them.
 func exposition(m *summaryMetrics) map[string]float64 {
 	out := map[string]float64{}
-	for _, c := range []*counter{m.runs, m.failures, m.tools, m.uncited, m.unfetched, m.evicted, m.dropped, m.spanErrors} {
+	counters := []*counter{m.runs, m.failures, m.tools, m.uncited, m.unfetched, m.evicted, m.dropped, m.spanErrors}
+	for _, c := range append(counters, m.ledger.counters()...) {
 		for k, v := range c.values {
 			out[sampleKey(c.name, labelMap(c.labels, k))] = v
 		}
+	}
+	for k, v := range m.ledger.unresolved {
+		out[sampleKey(names.MetricLedgerUnresolved, map[string]string{names.LabelAgent: k})] = v
 	}
 	hists := []*histogram{m.toolSeconds}
 	for _, p := range m.perRun {

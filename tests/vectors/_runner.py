@@ -47,6 +47,13 @@ HOT_METRICS = (
 SELF_METRICS = (names.METRIC_TRACES_EVICTED_TOTAL, names.METRIC_SPANS_DROPPED_TOTAL,
                 names.METRIC_SPAN_PROCESSING_ERRORS_TOTAL)
 """The bounds' counters of serve and the connector (the embedded processor's bounds are other ones)."""
+LEDGER_METRICS = (
+    names.METRIC_LEDGER_ITERATIONS_TOTAL, names.METRIC_LEDGER_FLAT_ITERATIONS_TOTAL, names.METRIC_LEDGER_TOOL_CALLS_TOTAL,
+    names.METRIC_LEDGER_NEW_EVIDENCE_TOTAL, names.METRIC_LEDGER_STATUS_FLIPS_TOTAL, names.METRIC_LEDGER_UNRESOLVED,
+    names.METRIC_LEDGER_STOPS_TOTAL,
+)
+"""The claim ledger's metrics, which serve and the connector read from iteration spans (in-process, the revision
+controller records them itself)."""
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -127,7 +134,7 @@ def run_serve(case: dict[str, Any]) -> dict[str, Any]:
     report(assembler.finalize_due())
     clock.now += cfg["ttl_seconds"] + 1
     report(assembler.finalize_due())
-    return {"summaries": summaries, "metrics": metric_samples(registry, HOT_METRICS + SELF_METRICS),
+    return {"summaries": summaries, "metrics": metric_samples(registry, HOT_METRICS + SELF_METRICS + LEDGER_METRICS),
             "refused": refused}
 
 

@@ -357,6 +357,25 @@ URL_VECTOR = VECTORS.parent / "url_keys.json"
 """The URL-key vector (one file; the Go suite reads it too)."""
 
 
+@case("The claim ledger's revision iterations and stop reason become the ledger metrics (a re-sent iteration "
+      "counts once).", embedded=False)
+def ledger_iterations() -> list[dict[str, Any]]:
+    t = Trace(50)
+    t.search("q", [A])
+    iterations = [
+        t.other("ledger.iteration", {names.GEN_AI_AGENT_NAME: "scout", names.LEDGER_TRIGGER: names.TRIGGER_CONTRADICTED,
+                                     names.LEDGER_UNRESOLVED: 3, names.LEDGER_UNRESOLVED_DELTA: 0,
+                                     names.LEDGER_TOOL_CALLS: 4, names.LEDGER_NEW_EVIDENCE: 1, names.LEDGER_FLIPS: 2}),
+        t.other("ledger.iteration", {names.GEN_AI_AGENT_NAME: "scout", names.LEDGER_TRIGGER: names.TRIGGER_STALE,
+                                     names.LEDGER_UNRESOLVED: 1, names.LEDGER_UNRESOLVED_DELTA: -2,
+                                     names.LEDGER_TOOL_CALLS: -1, names.LEDGER_NEW_EVIDENCE: 2}),
+        t.other("ledger.iteration", {names.LEDGER_TRIGGER: "not-a-trigger", names.LEDGER_UNRESOLVED: 1}),
+        t.other("ledger.iteration", {names.LEDGER_TRIGGER: names.TRIGGER_OPEN_QUESTION}),
+    ]
+    t.root([A], attrs={names.LEDGER_STOP_REASON: names.STOP_GOAL_SATISFIED})
+    return [{"at": 0.0, "request": request(t)}, {"at": 0.1, "request": request(t, spans=iterations[:1])}]
+
+
 def build(name: str) -> dict[str, Any]:
     """One case with its expected results."""
     data = CASES[name]()
