@@ -33,16 +33,16 @@ func newTelemetry(set component.TelemetrySettings, inFlight func() int64) (*tele
 		c, err = meter.Int64Counter(name, metric.WithDescription(doc), metric.WithUnit("1"))
 		return c
 	}
-	t.droppedC = mk("citetrace_summary_spans_dropped", "Spans left out of the summary by a per-trace bound, by reason (they still pass through).")
-	t.evictedC = mk("citetrace_summary_traces_evicted", "Trace states evicted before their grace period ended, by reason.")
-	t.refusedC = mk("citetrace_summary_spans_refused", "citetrace spans left out of the summary: bad ids or a wrongly typed attribute, by reason.")
-	t.lateC = mk("citetrace_summary_late_spans", "Spans of traces already finalised (ignored by the summary).")
-	t.runsC = mk("citetrace_summary_runs", "Runs summarised.")
-	t.exportErrC = mk("citetrace_summary_export_errors", "Summarised roots or metrics the next consumer refused, by signal.")
+	t.droppedC = mk("otelcol_citetracesummary_spans_dropped", "Spans left out of the summary by a per-trace bound, by reason (they still pass through).")
+	t.evictedC = mk("otelcol_citetracesummary_traces_evicted", "Trace states evicted before their grace period ended, by reason.")
+	t.refusedC = mk("otelcol_citetracesummary_spans_refused", "citetrace spans left out of the summary: bad ids or a wrongly typed attribute, by reason.")
+	t.lateC = mk("otelcol_citetracesummary_late_spans", "Spans of traces already finalised (ignored by the summary).")
+	t.runsC = mk("otelcol_citetracesummary_runs", "Runs summarised.")
+	t.exportErrC = mk("otelcol_citetracesummary_export_errors", "Summarised roots or metrics the next consumer refused, by signal.")
 	if err != nil {
 		return nil, err
 	}
-	_, err = meter.Int64ObservableGauge("citetrace_summary_traces_in_flight",
+	_, err = meter.Int64ObservableGauge("otelcol_citetracesummary_traces_in_flight",
 		metric.WithDescription("Traces with state held by the connector."),
 		metric.WithInt64Callback(func(_ context.Context, o metric.Int64Observer) error {
 			o.Observe(inFlight())
@@ -91,6 +91,6 @@ func (t *telemetry) exportError(ctx context.Context, signal string) {
 // problem logs the first wrongly typed attribute once (the rest are only counted).
 func (t *telemetry) problem(p string) {
 	t.once.Do(func() {
-		t.logger.Warn("citetracesummary: a span with a wrongly typed attribute is left out of the summary (logged once; counted in citetrace_summary_spans_refused)", zap.String("problem", p))
+		t.logger.Warn("citetracesummary: a span with a wrongly typed attribute is left out of the summary (logged once; counted in otelcol_citetracesummary_spans_refused)", zap.String("problem", p))
 	})
 }
