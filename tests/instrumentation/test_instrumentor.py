@@ -4,6 +4,7 @@ idempotent and exact, versions are checked, and nothing about it depends on an o
 from __future__ import annotations
 
 import importlib
+import json
 import logging
 import os
 import subprocess
@@ -21,7 +22,9 @@ from packaging.requirements import Requirement
 from citetrace.instrumentation import CiteTraceInstrumentor, _tavily
 from citetrace.instrumentation._patcher import Patcher
 from citetrace.instrumentation._table import ROWS
+from citetrace.capture._core import ToolSpec
 from citetrace.instrumentation._table_types import Patch
+from instrumentation._sidevenv import SIDE_VENVS, side_python
 from citetrace.instrumentation.package import SUPPORTED
 from citetrace.testing import Captured
 
@@ -39,12 +42,9 @@ def _raw(row_module: str, target: str) -> object:
     return vars(parent)[attr]
 
 
-NOT_INSTALLED_HERE = {"gpt-researcher", "knowledge-storm", "crewai", "crewai-tools",
-                      "llama-index-tools-duckduckgo", "crawl4ai"}
-"""Rows whose library cannot be installed next to the others (docs/frameworks.md says why). Their own tests
-run them elsewhere: gpt-researcher and knowledge-storm on stand-ins (tests/instrumentation/agents/test_*_row.py),
-CrewAI in its own venv (.venv-crewai, tests/instrumentation/agents/test_crewai.py), LlamaIndex's DuckDuckGo spec and Crawl4AI
-in the pinned venv (.venv-pinned, tests/instrumentation/test_pinned.py)."""
+NOT_INSTALLED_HERE = {dist for _dir, _var, dists in SIDE_VENVS.values() for dist in dists}
+"""Rows whose library cannot be installed next to the others (docs/frameworks.md says why): they are checked
+the same way inside the side venv that holds them (``test_side_venv_rows_resolve_and_uninstrument_exactly``)."""
 INSTALLED_ROWS = [row for row in ROWS if row.dist not in NOT_INSTALLED_HERE]
 
 
@@ -254,3 +254,44 @@ def test_instrument_honours_tracer_provider_and_sets_a_schema_url(cap: Captured)
     finally:
         instrumentor.uninstrument()
     assert len(exporter.get_finished_spans()) == 1 and len(cap.spans) == 1
+
+
+@pytest.mark.parametrize("venv", sorted(SIDE_VENVS))
+def test_side_venv_rows_resolve_and_uninstrument_exactly(venv: str) -> None:
+    """In each side venv, every row of its libraries names a callable of a supported version, is wrapped once,
+    and is restored exactly by uninstrument (the checks above, run where those libraries are installed)."""
+    python = side_python(venv)
+    assert Path(python).exists(), f"no {venv} venv at {python}: run scripts/setup"
+    dists = SIDE_VENVS[venv][2]
+    src = str(Path(__file__).parents[2] / "src")  # this checkout's sources, whatever the venv's editable install
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.run([python, str(Path(__file__).parent / "_side_rows.py"), *dists], capture_output=True,
+                          text=True, timeout=300, env=env, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    found = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert found["problems"] == []
+    assert sorted(found["checked"]) == sorted(row.key for row in ROWS if row.dist in dists)
+
+
+@pytest.mark.parametrize("imported_first", [True, False])
+def test_row_applies_under_the_name_its_module_is_imported_as(tmp_path: Path, imported_first: bool) -> None:
+    """A module listed in ``sys.modules`` under a name other than its ``__name__`` (CrewAI's ``crewai.crew``)
+    is wrapped by its row, whether imported before ``start`` or after (the post-import hook)."""
+    (tmp_path / "alias_lib_real.py").write_text("def search(query):\n    return []\n")
+    (tmp_path / "alias_lib.py").write_text("import sys, alias_lib_real\nsys.modules[__name__] = alias_lib_real\n")
+    sys.path.insert(0, str(tmp_path))
+    patcher = Patcher(SUPPORTED)
+    try:
+        if imported_first:
+            import alias_lib  # type: ignore[import-not-found]  # noqa: F401
+        patcher.start([Patch("", "alias_lib", "search", ToolSpec("alias", "search"))])
+        import alias_lib  # noqa: F811
+
+        assert patcher.applied() == ["alias_lib:search"]
+        assert hasattr(alias_lib.search, "__wrapped__")
+    finally:
+        patcher.stop()
+        sys.path.remove(str(tmp_path))
+        for name in ("alias_lib", "alias_lib_real"):
+            sys.modules.pop(name, None)
+    assert not hasattr(sys.modules.get("alias_lib_real", alias_lib).search, "__wrapped__")

@@ -9,6 +9,7 @@ patch (a bound method captured while instrumented) checks the ``active`` flag an
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 import logging
 import sys
@@ -98,10 +99,11 @@ class Patcher:
             for module_name in self._rows:
                 module = sys.modules.get(module_name)
                 if module is not None:
-                    self._apply_module(module)
+                    self._apply_module(module, module_name)
                 elif module_name not in self._hooked:
                     self._hooked.add(module_name)
-                    wrapt.register_post_import_hook(self._on_import, module_name)
+                    wrapt.register_post_import_hook(functools.partial(self._on_import, name=module_name),
+                                                    module_name)
 
     def stop(self) -> None:
         """Remove every applied row, restoring the exact original objects."""
@@ -123,18 +125,19 @@ class Patcher:
             return sorted(self._applied)
 
     # -- internals ------------------------------------------------------------------------------------
-    def _on_import(self, module: ModuleType) -> None:
+    def _on_import(self, module: ModuleType, name: str) -> None:
         try:
             with self._lock:
-                self._hooked.discard(module.__name__)
-                if self.active:
-                    self._apply_module(module)
+                self._hooked.discard(name)
+                if self.active:  # the module as imported: one that replaced itself in sys.modules
+                    self._apply_module(sys.modules.get(name) or module, name)
         except Exception as exc:  # noqa: BLE001 - a raising hook would fail the user's import
-            warn_once(f"hook:{module.__name__}", "citetrace: instrumenting %s failed (%s); skipped",
-                      module.__name__, exc)
+            warn_once(f"hook:{name}", "citetrace: instrumenting %s failed (%s); skipped", name, exc)
 
-    def _apply_module(self, module: ModuleType) -> None:
-        for row in self._rows.get(module.__name__, ()):
+    def _apply_module(self, module: ModuleType, name: str) -> None:
+        """Apply the rows of ``name``: the name it is imported under, which may differ from its ``__name__``
+        (``sys.modules["crewai.crew"]`` is a module whose ``__name__`` is another one's)."""
+        for row in self._rows.get(name, ()):
             if row.key in self._applied:
                 continue
             if self._check_versions and row.dist and not version_supported(row.dist, self._supported):

@@ -8,6 +8,9 @@ One scripted research session per framework runs against it, with outcomes fixed
   raises ``UsageLimitExceededError``); any other query returns the two ``GOOD`` pages;
 - ``POST /serper/search``: the same outcomes in Serper's shape (CrewAI's ``SerperDevTool``);
 - ``POST /v1/responses``: an OpenAI Responses API reply whose model used its hosted web search;
+- ``POST /v1/chat/completions``: the reply of the scripted chat model ``ResearchWeb.chat`` (when set), and
+  ``POST /v1/embeddings``: the same unit vector for every input (every chunk is equally relevant);
+- a query with ``mixed`` finds one readable page, one gone (404) and one rate-limited (429);
 - ``POST /extract``: each URL under ``/page/`` is read (``raw_content``), any other one fails
   (``failed_results``);
 - ``GET /page/<name>``: an HTML page; ``GET /slow/<name>``: 429; anything else: 404.
@@ -25,7 +28,7 @@ import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 PAGE_TEXT = "Readable text about OpenTelemetry tracing for research agents. " * 10
 PAGE_HTML = f"<html><head><title>Page</title></head><body><article><p>{PAGE_TEXT}</p></article></body></html>"
@@ -38,6 +41,8 @@ class ResearchWeb:
 
     def __init__(self) -> None:
         self.requests: list[tuple[str, str, int]] = []
+        self.chat: Callable[[dict[str, Any]], str] | None = None
+        """The scripted chat model behind ``POST /v1/chat/completions``: the request body -> the reply text."""
         web = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -46,6 +51,12 @@ class ResearchWeb:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 if self.path == "/v1/responses":
                     self._send(200, web.responses_api(body))
+                elif self.path == "/v1/chat/completions" and web.chat is not None and body.get("stream"):
+                    self._stream(chat_chunks(body, web.chat(body)))
+                elif self.path == "/v1/chat/completions" and web.chat is not None:
+                    self._send(200, chat_completion(body, web.chat(body)))
+                elif self.path == "/v1/embeddings":
+                    self._send(200, embeddings(body))
                 elif self.path.startswith("/serper/"):
                     self._send(*web.serper(str(body.get("q", ""))))
                 elif self.path.endswith("/search"):
@@ -73,6 +84,15 @@ class ResearchWeb:
                 self.end_headers()
                 self.wfile.write(data)
 
+            def _stream(self, events: list[dict[str, Any]]) -> None:
+                web.requests.append((self.command, self.path, 200))
+                data = "".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n"
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Content-Length", str(len(data.encode())))
+                self.end_headers()
+                self.wfile.write(data.encode())
+
             def log_message(self, *args: Any) -> None:
                 pass
 
@@ -80,6 +100,8 @@ class ResearchWeb:
         self.httpd.daemon_threads = True
         self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.good = [f"{self.base}/page/a", f"{self.base}/page/b"]
+        self.mixed = [self.good[0], f"{self.base}/gone/x", f"{self.base}/slow/y"]
+        """What a query with ``mixed`` finds: one readable page, one gone (404), one rate-limited (429)."""
         self._thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05},
                                         daemon=True)
         self._thread.start()
@@ -90,7 +112,8 @@ class ResearchWeb:
             return 429, {"detail": {"error": "rate limit exceeded"}}
         if "nothing" in query:
             return 200, {"query": query, "results": []}
-        results = [{"url": u, "title": u.rsplit("/", 1)[-1], "content": "snippet", "score": 0.9} for u in self.good]
+        urls = self.mixed if "mixed" in query else self.good
+        results = [{"url": u, "title": u.rsplit("/", 1)[-1], "content": "snippet", "score": 0.9} for u in urls]
         return 200, {"query": query, "results": results}
 
     def serper(self, query: str) -> tuple[int, Any]:
@@ -212,3 +235,36 @@ def two_concurrent_runs(tmp_path: Path, web: ResearchWeb, script: str, pairs: li
     assert sorted((r["agent"], r["question"]) for r in found) == pairs
     assert len({r["trace_id"] for r in found}) == 2
     return found
+
+
+def chat_completion(request: dict[str, Any], text: str) -> dict[str, Any]:
+    """An OpenAI Chat Completions reply carrying ``text``."""
+    return {"id": "chatcmpl-1", "object": "chat.completion", "created": 1700000000,
+            "model": str(request.get("model", "gpt-4o-mini")),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+
+
+def chat_chunks(request: dict[str, Any], text: str) -> list[dict[str, Any]]:
+    """The same reply as server-sent ``chat.completion.chunk`` events (``stream: true``): the text in one
+    delta, then the finish."""
+    head = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1700000000,
+            "model": str(request.get("model", "gpt-4o-mini"))}
+    return [{**head, "choices": [{"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": None}]},
+            {**head, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}]
+
+
+def embeddings(request: dict[str, Any]) -> dict[str, Any]:
+    """An OpenAI Embeddings reply: one and the same unit vector per input, as floats or base64 as asked."""
+    import base64
+    import struct
+
+    inputs = request.get("input")
+    count = len(inputs) if isinstance(inputs, list) and inputs and not isinstance(inputs[0], int) else 1
+    vector = [1.0] + [0.0] * 7
+    value: Any = vector
+    if request.get("encoding_format") == "base64":
+        value = base64.b64encode(struct.pack(f"<{len(vector)}f", *vector)).decode()
+    return {"object": "list", "model": str(request.get("model", "text-embedding-3-small")),
+            "data": [{"object": "embedding", "index": i, "embedding": value} for i in range(count)],
+            "usage": {"prompt_tokens": 1, "total_tokens": 1}}

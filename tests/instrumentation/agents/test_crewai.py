@@ -8,16 +8,16 @@ venv fails the test: it is a missing set-up step, not a reason to skip.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from .._sidevenv import side_python
 from ._research import EXPECTED, ResearchWeb, figures, one_run, run_agent, runs, two_concurrent_runs
 
 SCRIPT = "crewai_agent.py"
-PYTHON = os.environ.get("CREWAI_PYTHON") or str(Path(__file__).parents[3] / ".venv-crewai" / "bin" / "python")
+PYTHON = side_python("crewai")
 ENV = {"SERPER_API_KEY": "k", "CREWAI_TOOLS_ALLOW_UNSAFE_PATHS": "true",  # the pages are on 127.0.0.1
        "CREWAI_DISABLE_TELEMETRY": "true", "CREWAI_DISABLE_TRACKING": "true"}  # no network for CrewAI's own
 

@@ -134,7 +134,7 @@ def _keep(instance: Any, run: Run) -> None:
 def _kept_run(instance: Any, pop: bool) -> Run | None:
     with _kept_lock:
         try:
-            entry = _kept.pop(instance) if pop else _kept.get(instance)
+            entry = _kept.pop(instance, None) if pop else _kept.get(instance)
         except TypeError:
             return None
     if entry is None:
