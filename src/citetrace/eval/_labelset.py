@@ -52,8 +52,22 @@ def build_labels() -> str:
     return "\n".join(lines) + "\n"
 
 
+def _passes(relabel: str, adjudicated: str) -> tuple[dict[str, str], dict[str, str]]:
+    """(second-pass label, adjudicated label) by pair id, from a set's two side files."""
+    return ({row[0]: _CODES[row[1]] for row in _rows(relabel)},
+            {row[0]: _CODES[row[1]] for row in _rows(adjudicated)})
+
+
+def _final(pid: str, label: str, second: dict[str, str], final: dict[str, str], adjudicated: str) -> str:
+    if pid in second and second[pid] != label and pid not in final:
+        raise ValueError(f"{pid}: the two labelling passes disagree and {adjudicated} has no final label")
+    return final.get(pid, label)
+
+
 def build_hard_labels() -> str:
-    """The JSON Lines text of the harder set, from ``data/hard.tsv`` (passages written as page prose)."""
+    """The JSON Lines text of the harder set, from ``data/hard.tsv`` (passages written as page prose), with its
+    second labelling pass (``hard_relabel.tsv``) and adjudication (``hard_adjudicated.tsv``)."""
+    second, final = _passes("hard_relabel.tsv", "hard_adjudicated.tsv")
     lines = []
     slug, passage, n = "", "", 0
     for row in _rows("hard.tsv"):
@@ -62,9 +76,11 @@ def build_hard_labels() -> str:
             continue
         code, shape, claim = row
         n += 1
-        lines.append(json.dumps({"id": f"h{n:03d}", "claim": claim.strip(), "passage": passage,
-                                 "label": _CODES[code], "source": f"hard/{slug}", "shape": shape},
-                                ensure_ascii=False))
+        hid, label = f"h{n:03d}", _CODES[code]
+        lines.append(json.dumps({"id": hid, "claim": claim.strip(), "passage": passage,
+                                 "label": _final(hid, label, second, final, "hard_adjudicated.tsv"),
+                                 "label1": label, "label2": second.get(hid), "source": f"hard/{slug}",
+                                 "shape": shape}, ensure_ascii=False))
     return "\n".join(lines) + "\n"
 
 
@@ -77,8 +93,7 @@ def build_heldout_labels() -> str:
     """The JSON Lines text of the held-out set, from ``data/heldout.tsv`` (whole pages, "\\n" escapes
     decoded), with its second labelling pass (``heldout_relabel.tsv``) and adjudication
     (``heldout_adjudicated.tsv``) applied as for the shipped set."""
-    second = {row[0]: _CODES[row[1]] for row in _rows("heldout_relabel.tsv")}
-    final = {row[0]: _CODES[row[1]] for row in _rows("heldout_adjudicated.tsv")}
+    second, final = _passes("heldout_relabel.tsv", "heldout_adjudicated.tsv")
     lines = []
     slug, passage, n = "", "", 0
     for row in _rows("heldout.tsv"):
@@ -88,9 +103,7 @@ def build_heldout_labels() -> str:
         code, claim = row
         n += 1
         oid, label = f"o{n:03d}", _CODES[code]
-        if oid in second and second[oid] != label and oid not in final:
-            raise ValueError(f"{oid}: the two labelling passes disagree and heldout_adjudicated.tsv has no label")
         lines.append(json.dumps({"id": oid, "claim": claim.strip(), "passage": passage,
-                                 "label": final.get(oid, label), "label1": label, "label2": second.get(oid),
+                                 "label": _final(oid, label, second, final, "heldout_adjudicated.tsv"), "label1": label, "label2": second.get(oid),
                                  "source": f"heldout/{slug}"}, ensure_ascii=False))
     return "\n".join(lines) + "\n"
