@@ -106,7 +106,12 @@ ADOPTER = Adopter()
 def child_context(run: "Run | None") -> Context | None:
     """The parent context for a citetrace span about to start: the run's span when the run is a boundary
     run whose span is not current (``Run.deferred``) and nothing else is current; None (the current context)
-    otherwise. Starting that span here is what ends a deferred run's wait."""
-    if run is None or not run.deferred or trace.get_current_span().get_span_context().is_valid:
+    otherwise. A deferred run's span is started here in either case (what ends its wait): under
+    OpenLLMetry, whose LangChain spans are current, the tool span's parent is theirs, but the run must be
+    open in that trace before the tool's calls are counted."""
+    if run is None or not run.deferred:
         return None
-    return trace.set_span_in_context(run.span)
+    span = run.span  # started no later than the run's first tool call, so that call is counted in its trace
+    if trace.get_current_span().get_span_context().is_valid:
+        return None
+    return trace.set_span_in_context(span)
