@@ -18,7 +18,7 @@ __all__ = ["EXTRAS", "MissingExtra", "require"]
 EXTRAS: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
     "grpc": ("the OTLP/gRPC span exporter", ("opentelemetry.exporter.otlp.proto.grpc", "grpc")),
     "serve": ("citetrace serve", ("h11", "opentelemetry.proto", "google.rpc")),
-    "eval": ("citation evaluation", ("pysbd", "rank_bm25", "snowballstemmer", "htmldate")),
+    "eval": ("citation evaluation", ("rank_bm25", "snowballstemmer", "htmldate")),
     "demo": ("citetrace demo", ("rank_bm25",)),
     "view": ("the run page", ("jinja2", "markupsafe")),
     "bench": ("question sets", ("yaml",)),

@@ -114,3 +114,31 @@ def test_index_is_deterministic() -> None:
     """Two indexes over the corpus rank the same query identically."""
     a, b = SearchIndex(load_corpus()), SearchIndex(load_corpus())
     assert [h.page.slug for h in a.search("Grenvik fab jobs", 10)] == [h.page.slug for h in b.search("Grenvik fab jobs", 10)]
+
+
+def test_index_is_rank_bm25_okapi_with_a_never_negative_idf() -> None:
+    """The index scores as rank_bm25's BM25Okapi does on a term most pages share, except that its idf stays
+    positive: a term in 3 of 4 pages still matches all three (BM25Okapi's own idf would be negative there)."""
+    import datetime
+    import math
+
+    from rank_bm25 import BM25Okapi
+
+    from citetrace.demo import Page
+    from citetrace.demo._search import tokenize
+
+    def page(slug: str, text: str) -> Page:
+        return Page(slug, slug, datetime.date(2024, 1, 1), "p", "t", (text,))
+
+    pages = [page("a", "solar panels grew"), page("b", "solar farms and wind"), page("c", "solar storage"),
+             page("d", "coffee harvest")]
+    hits = SearchIndex(pages).search("solar", 10)
+    corpus = [tokenize(p.title) * 2 + tokenize(p.body) for p in pages]
+    okapi = BM25Okapi(corpus)
+    idf = math.log(1 + (4 - 3 + 0.5) / (3 + 0.5))
+    scale = [float(s) / okapi.idf["solar"] for s in okapi.get_scores(["solar"])]
+    assert okapi.idf["solar"] != idf  # the library's own idf differs (floored), the tf/length part is the same
+    expected = sorted(((round(idf * scale[i], 6), p.slug) for i, p in enumerate(pages) if scale[i] > 0),
+                      key=lambda e: (-e[0], e[1]))
+    assert [(h.score, h.page.slug) for h in hits] == expected and len(hits) == 3
+    assert SearchIndex([]).search("solar") == []

@@ -12,6 +12,7 @@ import os
 from typing import Mapping, Protocol, Sequence
 
 from citetrace import names
+from citetrace._extras import require
 from citetrace.eval._deterministic import DeterministicJudge
 from citetrace.eval._llm import LLMJudge
 from citetrace.eval._types import ABSENT, CONTRADICTED, PARTIAL, SUPPORTED, Passage, Verdict
@@ -43,7 +44,9 @@ def make_judge(
     timeout: float | None = None,
     retries: int | None = None,
 ) -> Judge:
-    """Build a judge; ValueError names what is missing (endpoint, model, NLI path)."""
+    """Build a judge; ValueError names what is missing (endpoint, model, NLI path), ``MissingExtra`` the
+    ``[eval]`` extra (every judge stems words and ranks BM25 passages)."""
+    require("eval")
     env = os.environ if environ is None else environ
     explicit_model = model
     base_url = base_url or env.get(names.ENV_OPENAI_BASE_URL) or None

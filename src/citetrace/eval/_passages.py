@@ -8,20 +8,20 @@ fact split across a sentence boundary stays inside some window.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Sequence
 
 from citetrace._extras import require
+from citetrace.eval._split import sentence_spans
 from citetrace.eval._types import Passage
 
 __all__ = ["simple_sentences", "top_passages", "tokens"]
 
-_SENT_END = re.compile(r"(?<=[.!?])[\"'”)\]]*\s+(?=[\"“(\[]?[A-Z0-9])")
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.,]\d+)*%?")
 _STOP = frozenset(
     "the a an and or of to in on for by with from at as is are was were be been being that this these those it "
     "its than then into over under about after before since per has have had not but which who what when".split()
 )
-_ABBREV = re.compile(r"\b(?:[A-Z]|Mr|Mrs|Ms|Dr|Prof|St|vs|etc|e\.g|i\.e|No|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|U\.S|Inc|Ltd|Co|Corp)\.$")
 
 
 def tokens(text: str) -> list[str]:
@@ -30,21 +30,21 @@ def tokens(text: str) -> list[str]:
 
 
 def simple_sentences(text: str, offset: int = 0) -> list[tuple[int, int]]:
-    """Cheap sentence spans for page text (paragraph breaks always split); abbreviations are kept whole."""
+    """Sentence spans of page text: paragraph breaks always split, and inside a paragraph pysbd splits, the
+    segmenter reports use too (``eval._split.sentence_spans``: abbreviations and decimals kept whole). A span
+    has no leading or trailing whitespace. Cached per text: every claim citing a page asks for its windows."""
+    return [(offset + s, offset + e) for s, e in _page_sentences(text)]
+
+
+@lru_cache(maxsize=256)
+def _page_sentences(text: str) -> tuple[tuple[int, int], ...]:
     spans: list[tuple[int, int]] = []
     for para in re.finditer(r"[^\n]+(?:\n(?!\s*\n)[^\n]+)*", text):
-        start = para.start()
-        for m in _SENT_END.finditer(para.group(0)):
-            head = para.group(0)[: m.start()]
-            if _ABBREV.search(head[-8:]):
-                continue
-            end = para.start() + m.start()
-            if text[start:end].strip():
-                spans.append((offset + start, offset + end))
-            start = para.start() + m.end()
-        if text[start:para.end()].strip():
-            spans.append((offset + start, offset + para.end()))
-    return spans
+        for start, end in sentence_spans(text, para.start(), para.end()):
+            piece = text[start:end]
+            lead = len(piece) - len(piece.lstrip())
+            spans.append((start + lead, start + len(piece.rstrip())))
+    return tuple(spans)
 
 
 def _windows(text: str, size: int) -> list[tuple[int, int]]:

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterator
 
-from citetrace._extras import require
 from citetrace._reflist import line_spans
 
 __all__ = ["Block", "iter_blocks", "sentence_spans", "line_spans"]
@@ -93,8 +92,7 @@ def iter_blocks(text: str, skip: frozenset[int] = frozenset()) -> Iterator[Block
 
 @lru_cache(maxsize=1)
 def _segmenter() -> Any:
-    require("eval")
-    import pysbd
+    import pysbd  # a base dependency: the ledger splits claims with it too
 
     return pysbd.Segmenter(language="en", clean=False, char_span=False)
 
