@@ -135,3 +135,15 @@ def test_gate_help_lists_the_hard_rules(capsys: pytest.CaptureFixture[str]) -> N
     for rule in names.GATE_HARD_RULES:
         assert rule in out
     assert "default: unfetched_citation,uncited_url,no_citations" in out
+
+
+def test_band_uses_the_sample_standard_deviation() -> None:
+    """A baseline over runs whose coverage differs records the sample (n - 1) standard deviation."""
+    import statistics
+
+    evs = [_eval(GOOD, "r0"), _eval(GOOD, "r1"), _eval(GOOD + "\nAn uncited claim about 7 ministries.\n", "r2")]
+    cov = build_baseline(evs, k=1.0, tolerance=0.0)["metrics"]["citation_coverage"]
+    values = cov["values"]
+    assert len(set(values)) == 2 and cov["sd"] == pytest.approx(statistics.stdev(values))
+    assert cov["sd"] != pytest.approx(statistics.pstdev(values))
+    assert cov["low"] == pytest.approx(min(cov["mean"] - cov["sd"], min(values)))

@@ -17,7 +17,7 @@ only in the bad direction of a rate (coverage and support may rise freely; contr
 from __future__ import annotations
 
 import json
-import math
+import statistics
 import time
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -71,8 +71,8 @@ def build_baseline(evals: Sequence[RunEvaluation], *, k: float = 3.0, tolerance:
         values = [v for v in (ev.rates[name].value for ev in evals) if v is not None]
         if not values:
             continue
-        mean = sum(values) / len(values)
-        sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1)) if len(values) > 1 else 0.0
+        mean = statistics.fmean(values)
+        sd = statistics.stdev(values) if len(values) > 1 else 0.0  # the sample standard deviation
         low = max(0.0, min(mean - k * sd - tolerance, min(values)))
         high = min(1.0, max(mean + k * sd + tolerance, max(values)))
         metrics[name] = {"values": values, "mean": mean, "sd": sd, "min": min(values), "max": max(values),
