@@ -255,3 +255,52 @@ def test_bad_store_uri_is_named_at_configure(tmp_path: Path) -> None:
 
     with pytest.raises(ValueError, match="unsupported store URI 'ftp://x'"):
         citetrace.configure(store="ftp://x")
+
+
+QUEUE_FULL = textwrap.dedent(
+    """
+    import threading
+
+    import citetrace
+    from citetrace import research_run, traced_tool
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    class Stalled(InMemorySpanExporter):
+        '''An exporter that hangs on its first batch until released (a collector that stopped answering).'''
+        entered, release = threading.Event(), threading.Event()
+
+        def export(self, spans):
+            self.entered.set()
+            self.release.wait(10)
+            return super().export(spans)
+
+    exporter = Stalled()
+    telemetry = citetrace.configure(exporter=exporter, set_global=False, store="memory://", metrics="embedded")
+
+    @traced_tool(kind="search")
+    def search(query):
+        return [{"url": "https://a.example/1"}]
+
+    with research_run("q", agent="scout"):
+        search("solar")
+    assert exporter.entered.wait(10)        # the export thread holds one span, the queue (2) holds the next
+    with research_run("q", agent="scout"):
+        for _ in range(9):
+            search("solar")                 # ten more spans (9 tools, the root): one fits, nine are dropped
+    dropped = telemetry.registry.get_sample_value("citetrace_spans_dropped_total", {"reason": "buffer"})
+    exporter.release.set()
+    telemetry.force_flush()
+    print("DROPPED", int(dropped), "EXPORTED", len(exporter.get_finished_spans()))
+    """
+)
+
+
+def test_default_export_queue_drops_are_counted(tmp_path: Path) -> None:
+    """By default (every span exported through the SDK's BatchSpanProcessor), what a full queue drops
+    (OTEL_BSP_MAX_QUEUE_SIZE) is counted as citetrace_spans_dropped_total{reason="buffer"}: exported plus
+    dropped is every span."""
+    out = _run(QUEUE_FULL, tmp_path, OTEL_BSP_MAX_QUEUE_SIZE="2", OTEL_BSP_MAX_EXPORT_BATCH_SIZE="1",
+               CITETRACE_SAMPLE_PERCENT="0")
+    assert out.returncode == 0, out.stderr
+    dropped, exported = (int(x) for x in out.stdout.split()[1::2])
+    assert (dropped, exported) == (9, 3)  # 12 spans in all

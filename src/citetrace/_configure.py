@@ -122,7 +122,7 @@ def _set_up(resolved: Settings, tracer_provider: TracerProvider | None, store: S
     provider.add_span_processor(processor)
     if not embedded:
         for each in exporters:
-            provider.add_span_processor(BoundedBatchSpanProcessor(each))
+            provider.add_span_processor(BoundedBatchSpanProcessor(each, on_drop=processor.count_buffer_drops))
 
     server = None
     if registry is not None and resolved.metrics_port is not None:

@@ -125,6 +125,19 @@ tail sampler: a span citetrace did not create cannot be written on before it is 
 FOREIGN_AGENT_SUFFIXES: Final = (".run", ".workflow", ".agent", ".kickoff", ".task")
 """Trailing parts of a foreign root's span name (``ToolCallingAgent.run``, ``crewai.workflow``) dropped to name
 the run's agent when the root carries no ``gen_ai.agent.name``."""
+# Where a foreign root carries its input: read (content capture only) as the question of the run it makes
+OI_INPUT_VALUE: Final = "input.value"
+"""OpenInference: the span's input (text, or JSON when ``input.mime_type`` says so)."""
+OI_INPUT_MIME_TYPE: Final = "input.mime_type"
+GEN_AI_INPUT_MESSAGES: Final = "gen_ai.input.messages"
+"""OpenTelemetry GenAI: the input messages as JSON (``[{"role": "user", "parts": [...]}]``)."""
+GEN_AI_PROMPT: Final = "gen_ai.prompt"
+"""OpenTelemetry GenAI (deprecated, still emitted): the prompt text."""
+TRACELOOP_ENTITY_INPUT: Final = "traceloop.entity.input"
+"""OpenLLMetry: a workflow/task span's input as JSON."""
+LANGFUSE_TRACE_INPUT: Final = "langfuse.trace.input"
+LANGFUSE_OBSERVATION_INPUT: Final = "langfuse.observation.input"
+"""Langfuse's OpenTelemetry SDK: the trace's and the observation's input."""
 INSTRUMENTATION_SCOPE: Final = "citetrace"
 """Instrumentation scope (tracer name) of every span citetrace creates."""
 SCHEMA_URL: Final = "https://opentelemetry.io/schemas/1.44.0"

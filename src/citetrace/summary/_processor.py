@@ -29,12 +29,14 @@ from prometheus_client import CollectorRegistry
 from citetrace import _telemetry, names
 from citetrace._forksafe import reset_after_fork
 from citetrace._logonce import OnceLogger
+from citetrace._redact import redact_report
 from citetrace.config import Settings, load_settings
 from citetrace._exitbound import exit_bound_seconds
 from citetrace.store._buffered import BufferedStore
 from citetrace.store._model import Store, ToolCallRecord
 from citetrace.summary._export import batch_processors
 from citetrace.summary._foreign import Observer, call_records, foreign_agent, watch_parent
+from citetrace.summary._question import foreign_question
 from citetrace.summary._metrics import SummaryMetrics
 from citetrace.summary._model import SpanRecord, Thresholds, TraceSummary
 from citetrace.summary._spans import Trace as _Trace
@@ -427,12 +429,21 @@ class TraceSummaryProcessor(SpanProcessor):
         self._reporter.run(summary)
 
     def _report_foreign(self, summary: TraceSummary, root: ReadableSpan, calls: list[ToolCallRecord]) -> None:
-        self._reporter.foreign(summary, root, calls)
+        question = None
+        if self._settings.capture_content:  # the question is content: read off the root only when captured
+            found = foreign_question(_attributes(root))
+            question = redact_report(found) if found else None
+        self._reporter.foreign(summary, root, calls, question)
 
     def _error(self, exc: BaseException) -> None:
         if self._metrics is not None:
             self._metrics.span_errors.inc()
         self._once.warn("span", exc)
+
+    def count_buffer_drops(self, n: int) -> None:
+        """``n`` spans a full export queue dropped (``citetrace_spans_dropped_total{reason="buffer"}``): the
+        ``on_drop`` of the batch processors ``configure()`` puts in front of the exporters by default."""
+        self._count_dropped(n)
 
     def _count_dropped(self, n: int) -> None:
         """Spans the export queue (``OTEL_BSP_MAX_QUEUE_SIZE``) was too full to take."""

@@ -44,9 +44,10 @@ class Reporter:
         if store is not None and not self._worker.submit_task(functools.partial(self._put, store, summary)):
             self.store_error(RuntimeError("summary write queue full"))
 
-    def foreign(self, summary: TraceSummary, root: ReadableSpan, calls: list[ToolCallRecord]) -> None:
-        """A run under a foreign root: its summary span on the trace, then metrics, and its run record,
-        calls and summary in the store."""
+    def foreign(self, summary: TraceSummary, root: ReadableSpan, calls: list[ToolCallRecord],
+                question: str | None = None) -> None:
+        """A run under a foreign root: its summary span on the trace, then metrics, and its run record (with
+        the ``question`` the root carried, when content capture is on), calls and summary in the store."""
         self._summary_span(summary, root)
         if self._metrics is not None:
             self._metrics.observe_summary(summary)
@@ -54,7 +55,7 @@ class Reporter:
         if store is None:
             return
         ended = (root.end_time or time.time_ns()) / 1e9
-        record = RunRecord(summary.run_id, summary.trace_id, summary.agent, None, (root.start_time or 0) / 1e9,
+        record = RunRecord(summary.run_id, summary.trace_id, summary.agent, question, (root.start_time or 0) / 1e9,
                            ended_at=ended, error_type=_str_attr(root, names.ERROR_TYPE))
 
         def write() -> None:
