@@ -219,7 +219,7 @@ func (c *core) emit(ctx context.Context, done []finished) {
 // writeSummary is TraceSummary.to_attributes, written on the run's root.
 func writeSummary(m pcommon.Map, s *Summary) {
 	ints := []int{s.Searches, s.Reads, s.RepeatQueries, s.EmptySearches, s.FailedReads, s.RateLimited,
-		s.DistinctURLsSeen, s.Citations, s.UncitedFromRetrieval, s.CitedNotFetched}
+		s.DistinctURLsSeen, s.Citations, s.UncitedFromRetrieval, s.CitedNotFetched, s.PagesFromSearch}
 	for i, field := range names.SummaryFields {
 		key := names.SummaryPrefix + field
 		switch field {

@@ -37,6 +37,7 @@ type Summary struct {
 	Citations            int
 	UncitedFromRetrieval int
 	CitedNotFetched      int
+	PagesFromSearch      int
 	SlowestMs            float64
 	TotalMs              float64
 	FailureReasons       []string
@@ -82,11 +83,13 @@ type accumulator struct {
 	queries                                                                 map[string]struct{}
 	results                                                                 map[string]struct{}
 	fetched                                                                 map[string]struct{}
+	pages                                                                   map[string]struct{} // page texts that came with search results (also in fetched)
 	unreported                                                              bool
 }
 
 func newAccumulator() *accumulator {
-	return &accumulator{queries: map[string]struct{}{}, results: map[string]struct{}{}, fetched: map[string]struct{}{}}
+	return &accumulator{queries: map[string]struct{}{}, results: map[string]struct{}{}, fetched: map[string]struct{}{},
+		pages: map[string]struct{}{}}
 }
 
 // add counts one tool span (the caller checked citetrace.tool.kind).
@@ -134,6 +137,7 @@ func (acc *accumulator) add(s *spanView) {
 		if a.hasPages {
 			for _, u := range a.pagesReturned {
 				acc.fetched[u] = struct{}{}
+				acc.pages[u] = struct{}{}
 			}
 		}
 		if a.hasSourcesReported || a.hasContentReturned {
@@ -254,6 +258,7 @@ func (acc *accumulator) finish(traceID [16]byte, root *spanView, th *Thresholds,
 		Searches: acc.searches, Reads: acc.reads, RepeatQueries: acc.repeatQueries, EmptySearches: acc.emptySearches,
 		FailedReads: acc.failedReads, RateLimited: acc.rateLimited, DistinctURLsSeen: len(resultKeys),
 		Citations: len(cited), UncitedFromRetrieval: len(uncited), CitedNotFetched: len(unfetched),
+		PagesFromSearch: len(keySet(acc.pages)),
 		SlowestMs: float64(acc.slowestNs) / 1e6, TotalMs: float64(totalNs) / 1e6,
 		FailureReasons: reasons, Failed: failed, Keep: keep, UncitedURLs: uncited, UnfetchedURLs: unfetched,
 	}

@@ -171,10 +171,12 @@ SUMMARY_FIELDS: Final = (
     "citations",
     "uncited_from_retrieval",
     "cited_not_fetched",
+    "pages_from_search",
     "slowest_ms",
     "total_ms",
 )
-"""Numeric summary fields, each written as ``citetrace.summary.<field>``."""
+"""Numeric summary fields, each written as ``citetrace.summary.<field>``. ``pages_from_search`` counts the
+distinct pages whose text arrived with a search result (``citetrace.pages_returned``), which count as read."""
 SUMMARY_FAILURE_REASONS: Final = "citetrace.summary.failure_reasons"
 """Root span: string array of the failure reasons that apply."""
 SUMMARY_KEEP: Final = "citetrace.summary.keep"

@@ -87,7 +87,8 @@ def test_get_endpoints_with_httpx(instrumented: Any, cap: Captured, url: str, pa
 
 async def test_tavily_raw_content_with_async_httpx_is_stored_and_read(instrumented: Any, cap: Captured) -> None:
     """Tavily with include_raw_content: the page text is a document of the run and counts as read, so
-    citing it is not cited_not_fetched (async httpx, as gpt-researcher-style agents call it)."""
+    citing it is not cited_not_fetched, in the summary (pages_from_search 1, no read) and in eval (async
+    httpx, as gpt-researcher-style agents call it)."""
     body = {"query": "x", "results": [{"url": A, "title": "t", "content": "snip", "raw_content": "Full page text."},
                                       {"url": B, "title": "t", "content": "snip"}]}
     with respx.mock:
@@ -102,6 +103,10 @@ async def test_tavily_raw_content_with_async_httpx_is_stored_and_read(instrument
     assert (doc.url, doc.text) == (A, "Full page text.")
     summary = summarize([SpanRecord.from_readable_span(s) for s in cap.spans])
     assert summary.unfetched_urls == (B,) and summary.uncited_from_retrieval == 0
+    assert (summary.pages_from_search, summary.reads) == (1, 0)
+    from citetrace.eval import evaluate_run
+
+    assert evaluate_run(cap.store, run.id).unfetched_urls == [B]  # eval reads the page that came with the result
 
 
 @responses.activate

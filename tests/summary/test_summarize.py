@@ -230,3 +230,16 @@ def test_different_pages_never_match(a: Any, b: Any) -> None:
         assert url_key(_url(a)) != url_key(_url(b))
         s = summarize([search("q", (_url(a),))], root=root((_url(b),)), thresholds=NEVER)
         assert s.uncited_from_retrieval == 1
+
+
+def test_pages_from_search_count_once_per_key_and_as_read() -> None:
+    """Page texts that came with search results: distinct URL keys (another form of a URL counts once),
+    read for cited_not_fetched without any fetch call, and written on the root."""
+    first = search("q1", ("https://a.example/1", "https://b.example/2"))
+    again = search("q2", ("https://A.EXAMPLE/1#top",))
+    for span, pages in ((first, ("https://a.example/1", "https://b.example/2")), (again, ("https://A.EXAMPLE/1#top",))):
+        span.attributes[names.PAGES_RETURNED] = pages  # type: ignore[index]
+    s = summarize([first, again], root=root(("https://a.example/1", "https://b.example/2")), thresholds=NEVER)
+    assert (s.pages_from_search, s.reads, s.cited_not_fetched) == (2, 0, 0)
+    assert s.to_attributes()[names.summary_attr("pages_from_search")] == 2
+    assert summarize([search("q", ("https://a.example/1",))]).pages_from_search == 0

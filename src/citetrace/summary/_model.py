@@ -102,6 +102,8 @@ class TraceSummary:
     citations: int = 0
     uncited_from_retrieval: int = 0
     cited_not_fetched: int = 0
+    pages_from_search: int = 0
+    """Distinct pages whose text came with a search result (Tavily raw_content, Exa text...): read, not fetched."""
     slowest_ms: float = 0.0
     total_ms: float = 0.0
     failure_reasons: tuple[str, ...] = ()

@@ -49,7 +49,7 @@ class RunAccumulator:
     __slots__ = (
         "searches", "reads", "repeat_queries", "empty_searches", "failed_reads", "rate_limited",
         "slowest_ns", "first_start", "last_end", "agent", "run_id", "_queries", "_results", "_fetched",
-        "_unreported",
+        "_unreported", "_pages",
     )
 
     def __init__(self) -> None:
@@ -67,6 +67,7 @@ class RunAccumulator:
         self._queries: set[str] = set()
         self._results: set[str] = set()  # raw strings; keyed once, at finish
         self._fetched: set[str] = set()
+        self._pages: set[str] = set()  # the page texts that came with search results (also in _fetched)
         self._unreported = False  # a provider-side search whose results nobody reported: citations uncheckable
 
     def extent(self, start_ns: int, end_ns: int) -> None:
@@ -119,7 +120,9 @@ class RunAccumulator:
                 self._results.update(_strings(urls))
             pages = attributes.get(names.PAGES_RETURNED)
             if pages is not None:  # page text came with these results: they were read
-                self._fetched.update(_strings(pages))
+                arrived = _strings(pages)
+                self._fetched.update(arrived)
+                self._pages.update(arrived)
             if names.SEARCH_SOURCES_REPORTED in attributes or names.SEARCH_CONTENT_RETURNED in attributes:
                 self._provider_search(attributes, urls)
         else:
@@ -202,6 +205,7 @@ class RunAccumulator:
             citations=len(cited),
             uncited_from_retrieval=len(uncited),
             cited_not_fetched=len(unfetched),
+            pages_from_search=len(url_keys(self._pages)),
             slowest_ms=self.slowest_ns / 1e6,
             total_ms=total_ns / 1e6,
             failure_reasons=tuple(reasons),

@@ -40,6 +40,7 @@ _FIGURES = (
     ("citations", "citations", False),
     ("uncited_from_retrieval", "cited, not from a search", True),
     ("cited_not_fetched", "cited, never fetched", True),
+    ("pages_from_search", "pages read from search results", False),
 )
 _CSS_CLASS = re.compile(r"[^a-z_]")
 _SERIES = ("open_questions", "unresolved", "tool_calls", "new_evidence")
