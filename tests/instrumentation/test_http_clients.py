@@ -139,3 +139,36 @@ def test_uninstrument_restores_aiohttp_and_urllib() -> None:
     from .conftest import assert_restores
 
     assert_restores([(aiohttp.client.ClientSession, "_request"), (urllib.request.OpenerDirector, "open")])
+
+
+def _tavily_answer() -> str:
+    return json.dumps(APIS[0].answer([A, B]))
+
+
+async def test_langchain_tavily_over_aiohttp_is_one_span(instrumented: Any, cap: Captured, dns: LocalServer) -> None:
+    """langchain-tavily's async search (aiohttp, to api.tavily.com) is its own row's span only; the control
+    shows the same request alone is a recognised tavily_search span, so the single span is the pass-through."""
+    from langchain_tavily import TavilySearch
+
+    from .conftest import http_rows_only
+
+    _answer(dns, 200, _tavily_answer())
+    tool = TavilySearch(tavily_api_key="k", api_base_url=f"http://api.tavily.com:{dns.port}")
+    assert (await tool.ainvoke({"query": QUERY}))["results"][0]["url"] == A
+    assert [s.name for s in cap.tool_spans()] == ["execute_tool langchain_tavily.search"]
+    instrumented.uninstrument()
+    cap.clear()
+    with http_rows_only():
+        await tool.ainvoke({"query": QUERY})
+    assert [s.name for s in cap.tool_spans()] == ["execute_tool tavily_search"]
+
+
+async def test_async_tavily_client_over_httpx_is_one_span(instrumented: Any, cap: Captured, dns: LocalServer) -> None:
+    """tavily-python's AsyncTavilyClient (httpx.AsyncClient, to api.tavily.com) is one span, its row's."""
+    from tavily import AsyncTavilyClient
+
+    _answer(dns, 200, _tavily_answer())
+    client = AsyncTavilyClient(api_key="k", api_base_url=f"http://api.tavily.com:{dns.port}")
+    assert len((await client.search(QUERY))["results"]) == 2
+    (span,) = cap.tool_spans()
+    assert span.name != "execute_tool tavily_search" and list((span.attributes or {})[names.URLS_RETURNED]) == [A, B]
