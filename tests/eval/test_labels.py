@@ -103,21 +103,22 @@ def test_judge_eval_prints_the_targets_for_either_set(capsys: pytest.CaptureFixt
     assert "CONTRADICTED recall:" in out and "Wilson 95 %" in out and "labelled pairs" in out
 
 
-def test_heldout_set_is_built_deduplicated_and_new() -> None:
-    """heldout.jsonl is the build of heldout.tsv: whole pages (several paragraphs), every label present, no
-    near-verbatim claim on one page, and no claim close to any claim of the shipped or hard sets."""
-    import re
-
+@pytest.mark.parametrize("name", ["heldout", "heldout2"])
+def test_heldout_set_is_built_deduplicated_and_new(name: str) -> None:
+    """A held-out file is the build of its tsv, frozen at the digest it had before tuning: whole pages (several
+    paragraphs), every label present, 40 doubly labelled pairs, no near-verbatim claim on one page, and no
+    claim close to any claim of the sets made before it."""
     import hashlib
+    import re
     from importlib import resources
 
-    from citetrace.eval._data import hard_labels_path, heldout_labels_path, labels_path
-    from citetrace.eval._labelset import HELDOUT_SHA256, build_heldout_labels
+    from citetrace.eval import _labelset
+    from citetrace.eval._data import LABEL_SETS
 
-    frozen = resources.files("citetrace.eval").joinpath("data").joinpath("heldout.tsv").read_bytes()
-    assert hashlib.sha256(frozen).hexdigest() == HELDOUT_SHA256  # the pages and claims as frozen before tuning
-    built = build_heldout_labels()
-    with open(heldout_labels_path(), encoding="utf-8") as fh:
+    frozen = resources.files("citetrace.eval").joinpath("data").joinpath(f"{name}.tsv").read_bytes()
+    assert hashlib.sha256(frozen).hexdigest() == getattr(_labelset, f"{name.upper()}_SHA256")  # as frozen
+    built = getattr(_labelset, f"build_{name}_labels")()
+    with open(LABEL_SETS[name](), encoding="utf-8") as fh:
         assert fh.read() == built
     rows = [json.loads(line) for line in built.splitlines()]
     assert len(rows) >= 100 and {r["label"] for r in rows} == {"SUPPORTED", "PARTIAL", "CONTRADICTED", "ABSENT"}
@@ -133,9 +134,10 @@ def test_heldout_set_is_built_deduplicated_and_new() -> None:
         for j in range(i + 1, len(rows)):
             if rows[i]["source"] == rows[j]["source"]:
                 assert len(mine[i] & mine[j]) / len(mine[i] | mine[j]) < 0.9, (rows[i]["id"], rows[j]["id"])
+    earlier = ["shipped", "hard"] + (["heldout"] if name == "heldout2" else [])
     others = []
-    for path in (labels_path(), hard_labels_path()):
-        with open(path, encoding="utf-8") as fh:
+    for other in earlier:
+        with open(LABEL_SETS[other](), encoding="utf-8") as fh:
             others += [words(json.loads(line)["claim"]) for line in fh]
     for i, w in enumerate(mine):
         assert all(len(w & o) / len(w | o) < 0.6 for o in others), rows[i]["id"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from importlib import resources
 
-__all__ = ["labels_path", "hard_labels_path", "heldout_labels_path", "LABEL_SETS"]
+__all__ = ["labels_path", "hard_labels_path", "heldout_labels_path", "heldout2_labels_path", "LABEL_SETS"]
 
 
 def labels_path() -> str:
@@ -22,5 +22,11 @@ def heldout_labels_path() -> str:
     return str(resources.files("citetrace.eval").joinpath("data").joinpath("heldout.jsonl"))
 
 
-LABEL_SETS = {"shipped": labels_path, "hard": hard_labels_path, "heldout": heldout_labels_path}
+def heldout2_labels_path() -> str:
+    """Filesystem path of ``citetrace/eval/data/heldout2.jsonl`` (whole pages, held out while making det-4)."""
+    return str(resources.files("citetrace.eval").joinpath("data").joinpath("heldout2.jsonl"))
+
+
+LABEL_SETS = {"shipped": labels_path, "hard": hard_labels_path, "heldout": heldout_labels_path,
+              "heldout2": heldout2_labels_path}
 """``citetrace judge-eval --set NAME``: the labelled sets that ship with citetrace."""

@@ -14,7 +14,7 @@ from importlib import resources
 
 from citetrace.eval._types import ABSENT, CONTRADICTED, PARTIAL, SUPPORTED
 
-__all__ = ["build_labels", "read_claims", "build_hard_labels", "build_heldout_labels"]
+__all__ = ["build_labels", "read_claims", "build_hard_labels", "build_heldout_labels", "build_heldout2_labels"]
 
 _CODES = {"S": SUPPORTED, "P": PARTIAL, "C": CONTRADICTED, "A": ABSENT}
 
@@ -89,21 +89,38 @@ HELDOUT_SHA256 = "2219e060809823cab547fa91cddcdeb4bbdbaf1166e7200c60176ef8baffcc
 edit, so the held-out pages and claims cannot be changed quietly after their figures were seen."""
 
 
-def build_heldout_labels() -> str:
-    """The JSON Lines text of the held-out set, from ``data/heldout.tsv`` (whole pages, "\\n" escapes
-    decoded), with its second labelling pass (``heldout_relabel.tsv``) and adjudication
-    (``heldout_adjudicated.tsv``) applied as for the shipped set."""
-    second, final = _passes("heldout_relabel.tsv", "heldout_adjudicated.tsv")
+def _build_pages(tsv: str, prefix: str, relabel: str, adjudicated: str) -> str:
+    """The JSON Lines text of a whole-page set (``PAGE`` rows, "\\n" escapes decoded, then label rows), with
+    its second labelling pass and adjudication applied as for the shipped set."""
+    second, final = _passes(relabel, adjudicated)
     lines = []
     slug, passage, n = "", "", 0
-    for row in _rows("heldout.tsv"):
+    for row in _rows(tsv):
         if row[0] == "PAGE":
             slug, passage = row[1], row[2].strip().replace("\\n", "\n")
             continue
         code, claim = row
         n += 1
-        oid, label = f"o{n:03d}", _CODES[code]
-        lines.append(json.dumps({"id": oid, "claim": claim.strip(), "passage": passage,
-                                 "label": _final(oid, label, second, final, "heldout_adjudicated.tsv"), "label1": label, "label2": second.get(oid),
-                                 "source": f"heldout/{slug}"}, ensure_ascii=False))
+        pid, label = f"{prefix}{n:03d}", _CODES[code]
+        lines.append(json.dumps({"id": pid, "claim": claim.strip(), "passage": passage,
+                                 "label": _final(pid, label, second, final, adjudicated), "label1": label,
+                                 "label2": second.get(pid), "source": f"{tsv.removesuffix('.tsv')}/{slug}"},
+                                ensure_ascii=False))
     return "\n".join(lines) + "\n"
+
+
+def build_heldout_labels() -> str:
+    """The JSON Lines text of the held-out set, from ``data/heldout.tsv`` (whole pages), with its second
+    labelling pass (``heldout_relabel.tsv``) and adjudication (``heldout_adjudicated.tsv``)."""
+    return _build_pages("heldout.tsv", "o", "heldout_relabel.tsv", "heldout_adjudicated.tsv")
+
+
+HELDOUT2_SHA256 = "adff78534ae7fa5d0f587eba17ff68633484b2aebc81afe9aedc3bb76ac6ba55"
+"""Digest of ``data/heldout2.tsv`` as committed before any work on ``det-4``: the second held-out set, built
+like the first and measured once, at the end of that work."""
+
+
+def build_heldout2_labels() -> str:
+    """The JSON Lines text of the second held-out set, from ``data/heldout2.tsv`` (whole pages, other genres),
+    with its second labelling pass (``heldout2_relabel.tsv``) and adjudication (``heldout2_adjudicated.tsv``)."""
+    return _build_pages("heldout2.tsv", "q", "heldout2_relabel.tsv", "heldout2_adjudicated.tsv")
