@@ -155,3 +155,46 @@ def test_uninstrument_restores_and_stops(cap: Captured) -> None:
     TavilyToolSpec(api_key="k").search("q")
     assert cap.tool_spans() == []
 
+
+
+# -- under OpenInference's LlamaIndex instrumentor -------------------------------------------------------
+
+def scripted_llm(tool: str, args: dict[str, Any]) -> Any:
+    """LlamaIndex's MockFunctionCallingLLM calling ``tool`` once, then answering."""
+    from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock, ToolCallBlock
+    from llama_index.core.llms.mock import MockFunctionCallingLLM
+
+    def respond(messages: list[Any], **kwargs: Any) -> ChatMessage:
+        if any(m.role == MessageRole.TOOL for m in messages):
+            return ChatMessage(role="assistant", blocks=[TextBlock(text="done")])
+        return ChatMessage(role="assistant", blocks=[ToolCallBlock(tool_call_id="call-1", tool_name=tool,
+                                                                   tool_kwargs=args)])
+
+    return MockFunctionCallingLLM(response_generator=respond, is_chat_model=True)
+
+
+@responses.activate
+async def test_one_span_under_openinference_tool_span(instrumented: CiteTraceInstrumentor, cap: Captured) -> None:
+    """A FunctionAgent calling the Brave and Tavily specs with OpenInference's LlamaIndex instrumentor on: each
+    call is one citetrace span, a child of OpenInference's own TOOL span for it (which is not doubled either)."""
+    from llama_index.core.agent.workflow import FunctionAgent
+    from openinference.instrumentation.llama_index import LlamaIndexInstrumentor
+
+    responses.get(BRAVE, json=brave_body(2))
+    responses.post(f"{TAVILY}/search", json=tavily_results(1))
+    oi = LlamaIndexInstrumentor()
+    oi.instrument(tracer_provider=cap.tracer_provider)
+    try:
+        for tool, spec in (("brave_search", BraveSearchToolSpec(api_key="k")), ("search", TavilyToolSpec(api_key="k"))):
+            agent = FunctionAgent(name="researcher", tools=spec.to_tool_list(), streaming=False,
+                                  llm=scripted_llm(tool, {"query": "otel"}))
+            await agent.run("What is OTel?")
+    finally:
+        oi.uninstrument()
+    spans = cap.spans
+    by_id = {s.context.span_id: s for s in spans}
+    ours = cap.tool_spans()
+    assert [s.name for s in ours] == ["execute_tool llama_index.brave_search", "execute_tool llama_index.tavily_search"]
+    oi_tools = [s for s in spans if (s.attributes or {}).get("openinference.span.kind") == "TOOL"]
+    assert len(oi_tools) == 2
+    assert [by_id[s.parent.span_id] for s in ours if s.parent] == oi_tools
