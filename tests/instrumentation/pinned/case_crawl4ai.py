@@ -128,6 +128,25 @@ async def test_arun_many_streamed(instrumented: CiteTraceInstrumentor, cap: Capt
         (f"{site.base}/a", names.STATUS_OK), (f"{site.base}/b", names.STATUS_OK)]
 
 
+async def test_deep_crawl_is_one_span_per_page(instrumented: CiteTraceInstrumentor, cap: Captured,
+                                               site: LocalServer) -> None:
+    """A deep crawl (BFS, depth 1) from a page linking to two others is one fetch span per page visited, each
+    with its own status, as many as the server answered."""
+    from crawl4ai.deep_crawling import BFSDeepCrawlStrategy
+
+    site.routes["/hub"] = (200, ARTICLE.replace("</body>", '<a href="/a">a</a> <a href="/gone">gone</a></body>'),
+                           "text/html")
+    config = CrawlerRunConfig(cache_mode=CacheMode.BYPASS, verbose=False,
+                              deep_crawl_strategy=BFSDeepCrawlStrategy(max_depth=1))
+    async with AsyncWebCrawler(crawler_strategy=AsyncHTTPCrawlerStrategy(), config=BrowserConfig(verbose=False)) as c:
+        results = await c.arun(f"{site.base}/hub", config=config)
+    assert sorted(r.url for r in results) == sorted(f"{site.base}{p}" for p in ("/hub", "/a", "/gone"))
+    seen = sorted((str(s.attributes[names.URL_FULL]), s.attributes[names.TOOL_STATUS]) for s in cap.tool_spans())
+    assert seen == sorted([(f"{site.base}/hub", names.STATUS_OK), (f"{site.base}/a", names.STATUS_OK),
+                           (f"{site.base}/gone", names.STATUS_ERROR)])
+    assert len(seen) == sum(served(site, p) for p in ("/hub", "/a", "/gone"))
+
+
 async def test_http_strategy_statuses(instrumented: CiteTraceInstrumentor, cap: Captured, site: LocalServer) -> None:
     """The non-browser AsyncHTTPCrawlerStrategy reports a 4xx only in its error message: a 429 is rate_limited,
     a 404 an error, a page ok with its text stored."""
