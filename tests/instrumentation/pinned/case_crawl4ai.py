@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import tempfile
 from pathlib import Path
 from typing import Any, AsyncIterator
@@ -49,10 +50,19 @@ def site(server: LocalServer) -> LocalServer:
     return server
 
 
+def free_port() -> int:
+    """A port nothing listens on now: crawl4ai's managed browser SIGTERMs whatever listens on its debugging
+    port (9222 unless told), which on a shared machine may be someone else's process."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
 @pytest.fixture
 async def browser() -> AsyncIterator[AsyncWebCrawler]:
     """A crawler on Debian's Chromium, started and closed by the test (built after instrumentation)."""
-    async with AsyncWebCrawler(config=BrowserConfig(use_managed_browser=True, headless=True, verbose=False)) as c:
+    config = BrowserConfig(use_managed_browser=True, headless=True, verbose=False, debugging_port=free_port())
+    async with AsyncWebCrawler(config=config) as c:
         yield c
 
 
