@@ -2,7 +2,7 @@
 
 crawl4ai 0.9 pins snowballstemmer~=2.2 (3.x changed English stems that ``citetrace eval`` aligns claims with)
 and llama-index-tools-duckduckgo 0.6 pins duckduckgo-search<7 (the ``libraries`` extra has 8.1), so both live
-in ``.venv-pinned``, which ``scripts/setup`` builds (``PINNED_PYTHON`` points elsewhere). Their cases are
+in ``.venv-pinned``, which ``scripts/setup`` builds (``PINNED_PYTHON`` points elsewhere; ``_sidevenv``). Their cases are
 ordinary pytest modules (``tests/instrumentation/pinned/case_*.py``, with this directory's fixtures) that this
 test runs there, on this checkout's sources. A missing venv fails the test: it is a missing set-up step, not a
 reason to skip; so does any skipped or failed case.
@@ -18,9 +18,11 @@ from pathlib import Path
 
 import pytest
 
+from instrumentation._sidevenv import side_python
+
 ROOT = Path(__file__).parents[2]
 HERE = Path(__file__).parent
-PYTHON = os.environ.get("PINNED_PYTHON") or str(ROOT / ".venv-pinned" / "bin" / "python")
+PYTHON = side_python("pinned")
 CASES = sorted(p.name for p in (HERE / "pinned").glob("case_*.py"))
 
 
