@@ -110,6 +110,18 @@ async def test_requests_get_async(instrumented: CiteTraceInstrumentor, cap: Capt
     assert cap.store.get_ref(str(attrs[names.STORE_REF])) == PAGE
 
 
+
+@pytest.mark.parametrize(("status", "expected"), [(429, names.STATUS_RATE_LIMITED), (404, names.STATUS_ERROR)])
+async def test_requests_get_async_error_page(instrumented: CiteTraceInstrumentor, cap: Captured,
+                                             aio_local: LocalServer, status: int, expected: str) -> None:
+    """The async tool returns an error page as text: aiohttp's status, recorded by the HTTP layer inside the
+    tool call, classifies it and is the span's status code."""
+    aio_local.routes["/page.example/article"] = (status, "<h1>Error</h1>" * 20, "text/html")
+    assert (await get_tool().ainvoke({"url": PAGE_URL})).startswith("<h1>Error</h1>")
+    attrs = one_tool_span(cap)
+    assert (attrs[names.TOOL_STATUS], attrs[names.HTTP_RESPONSE_STATUS_CODE]) == (expected, status)
+
+
 # -- WebBaseLoader --------------------------------------------------------------------------------------
 
 @responses.activate

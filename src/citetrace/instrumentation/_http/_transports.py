@@ -35,13 +35,29 @@ class Sent:
     streamed: bool = False
 
 
-@dataclass(frozen=True)
 class Reply:
-    """What a response said: its status and, when read, its body and decoded text."""
+    """What a response said: its status and, when read, its body; the decoded text only when asked for
+    (a search reads JSON from the bytes, only a fetch needs the text)."""
 
-    status: int | None
-    body: bytes | None
-    text: str | None
+    __slots__ = ("status", "body", "_response", "_text", "_decoded")
+
+    def __init__(self, status: int | None, body: bytes | None, response: Any = None) -> None:
+        self.status = status
+        self.body = body
+        self._response = response
+        self._text: str | None = None
+        self._decoded = False
+
+    @property
+    def text(self) -> str | None:
+        """The body as text (the client's own decoding for requests and httpx); None when not read."""
+        if not self._decoded:
+            self._decoded = True
+            if self.body is not None:
+                response = self._response
+                loaded = hasattr(response, "status_code") and getattr(response, "encoding", None)
+                self._text = _text(response, self.body) if loaded else decode(self.body, _content_type(response))
+        return self._text
 
 
 def requests_sent(args: Sequence[Any], kwargs: Mapping[str, Any]) -> Sent | None:
@@ -122,11 +138,7 @@ def reply_of(response: Any, streamed: bool, buffered: bytes | None = None) -> Re
             body = content if isinstance(content, bytes) else None
         except Exception:  # noqa: BLE001 - httpx's ResponseNotRead on a stream
             body = None
-    text: str | None = None
-    if body is not None:
-        encoding = getattr(response, "encoding", None) if hasattr(response, "status_code") else None
-        text = _text(response, body) if encoding else decode(body, _content_type(response))
-    return Reply(status if isinstance(status, int) else None, body, text)
+    return Reply(status if isinstance(status, int) else None, body, response)
 
 
 def _text(response: Any, body: bytes) -> str:
@@ -192,8 +204,12 @@ def _replay_stream(body: bytes) -> Any:
 def buffer_urllib(response: Any) -> bytes | None:
     """Read an ``http.client.HTTPResponse`` body and put the same bytes back behind its ``read``/
     ``readline``/iteration. None when not read (not an HTTPResponse, an error status, too large)."""
+    import http.client
+
     status = getattr(response, "status", None)
-    if not isinstance(status, int) or status >= 400 or not hasattr(response, "fp") or response.fp is None:
+    if not isinstance(response, http.client.HTTPResponse) or not isinstance(status, int) or status >= 400:
+        return None  # a custom handler's response object: its body is left to the caller, unread
+    if response.fp is None:
         return None
     if _too_large(getattr(response, "length", None)) or getattr(response, "_method", "GET") == "HEAD":
         return None
