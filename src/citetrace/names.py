@@ -79,6 +79,9 @@ ERROR_TYPE_RATE_LIMITED: Final = "rate_limited"
 """``error.type`` for a rate-limited call that raised nothing we can name, or returned a 429."""
 ERROR_TYPE_TOOL_ERROR: Final = "tool_error"
 """``error.type`` for a tool that returned a failure instead of raising."""
+ERROR_TYPE_ABANDONED: Final = "abandoned"
+"""``error.type`` of an agent run its caller never finished (a coroutine never awaited, a stream left
+undrained past the trace TTL): ended by citetrace so that no run stays open forever."""
 
 # ---------------------------------------------------------------------------------------------------------
 # citetrace span attributes (the contract).

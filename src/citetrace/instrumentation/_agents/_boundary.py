@@ -45,7 +45,8 @@ Semantics (decided here once for every framework):
 - Runs are per context: concurrent invocations in threads or asyncio tasks are separate runs.
 - Sync calls end the run when they return or raise; a coroutine when awaited to the end; a (async)
   generator when exhausted, raising, or closed undrained (``finally``), with the answer read so far.
-  A coroutine that is never awaited leaves its run open until exit (the span is never ended). What the
+  A coroutine never awaited, or a generator never finished, is bounded by ``_abandon`` (ended as
+  ``abandoned`` when collected unstarted, or past the trace TTL, or at exit). What the
   framework's generator raises while being closed undrained (smolagents raises "generator ignored
   GeneratorExit" when closed mid-step) reaches the caller as without citetrace, but does not mark the run
   failed: nothing the agent was asked to do failed.
@@ -66,6 +67,7 @@ from opentelemetry import trace
 
 from citetrace import _telemetry
 from citetrace.capture._context import CURRENT_RUN
+from citetrace.instrumentation._agents import _abandon
 from citetrace.capture._run import Run, attach_run, detach_run, finish_run, run_context, start_run
 from citetrace.instrumentation._table_types import Switch, Wrap
 
@@ -147,13 +149,18 @@ def _kept_run(instance: Any, pop: bool) -> Run | None:
 class _Scope:
     """One top-level invocation: which run it uses, whether it owns it, and how it ends."""
 
-    __slots__ = ("boundary", "instance", "run", "owned", "keep", "ctx")
+    __slots__ = ("boundary", "instance", "run", "owned", "keep", "ctx", "ended", "started", "watched", "best",
+                 "__weakref__")
 
     def __init__(self, boundary: Boundary, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         self.boundary = boundary
         self.instance = instance
         self.keep = False
         self.ctx: Any = None
+        self.ended = False
+        self.started = False  # the coroutine or generator we returned has begun to run
+        self.watched = False
+        self.best: _Best | None = None
         user_run = CURRENT_RUN.get()
         if user_run is not None:
             self.run, self.owned = user_run, False
@@ -187,7 +194,12 @@ class _Scope:
             _IN_AGENT.set(False)
 
     def end(self, exc: BaseException | None, answer: str | None) -> None:
-        """Record the answer (owned run, or a user's run without one) and end an owned run."""
+        """Record the answer (owned run, or a user's run without one) and end an owned run (once)."""
+        if self.ended:
+            return
+        self.ended = True
+        if self.watched:
+            _abandon.forget(self)
         run = self.run
         if exc is None and answer is not None and (self.owned or run.answer is None):
             if self.owned:
@@ -205,6 +217,24 @@ class _Scope:
         if self.keep:
             _kept_run(self.instance, pop=True)
         finish_run(run, exc)
+
+    def handing_back(self, handle: Any) -> Any:
+        """``handle`` (our coroutine or generator) goes to the caller, who ends the run by finishing it: bound
+        the run in case the caller never does (``_abandon``)."""
+        if self.owned and not self.keep:
+            self.watched = True
+            _abandon.watch(self, handle)
+        return handle
+
+    def abandon(self) -> None:
+        """The caller never finished the call: end the run as abandoned, with the answer seen so far."""
+        text = self.best.text if self.best is not None else None
+        if text is not None and not self.ended:
+            try:
+                self.run.record_answer(text)
+            except Exception as err:  # noqa: BLE001
+                _telemetry.count_error("capture", err)
+        self.end(_abandon.RunAbandoned("the caller never finished this agent call"), None)
 
     def answer_of(self, result: Any) -> str | None:
         if self.keep:
@@ -262,6 +292,7 @@ def boundary_wrapper(boundary: Boundary, switch: Switch) -> Callable[..., Any]:
     def wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         if not switch.active or _IN_AGENT.get() or not _telemetry.current().enabled:
             return wrapped(*args, **kwargs)
+        _abandon.sweep()  # end runs whose caller left them unfinished past the TTL
         try:
             scope = _Scope(boundary, instance, args, kwargs)
         except Exception as exc:  # noqa: BLE001
@@ -276,11 +307,11 @@ def boundary_wrapper(boundary: Boundary, switch: Switch) -> Callable[..., Any]:
             raise
         scope.exit(tokens)
         if inspect.iscoroutine(result):
-            return _coroutine(scope, result)
+            return scope.handing_back(_coroutine(scope, result))
         if inspect.isgenerator(result):
-            return _generator(scope, result)
+            return scope.handing_back(_generator(scope, result))
         if inspect.isasyncgen(result):
-            return _async_generator(scope, result)
+            return scope.handing_back(_async_generator(scope, result))
         scope.end(None, scope.answer_of(result))
         return result
 
@@ -288,6 +319,7 @@ def boundary_wrapper(boundary: Boundary, switch: Switch) -> Callable[..., Any]:
 
 
 async def _coroutine(scope: _Scope, coro: Coroutine[Any, Any, Any]) -> Any:
+    scope.started = True
     tokens = scope.enter()
     try:
         result = await coro
@@ -301,7 +333,8 @@ async def _coroutine(scope: _Scope, coro: Coroutine[Any, Any, Any]) -> Any:
 
 
 def _generator(scope: _Scope, gen: Generator[Any, Any, Any]) -> Generator[Any, Any, Any]:
-    best = _Best(scope.boundary.item_answer)
+    scope.started = True
+    best = scope.best = _Best(scope.boundary.item_answer)
     error: BaseException | None = None
     action: Callable[..., Any] = gen.__next__
     arg: tuple[Any, ...] = ()
@@ -338,7 +371,8 @@ def _generator(scope: _Scope, gen: Generator[Any, Any, Any]) -> Generator[Any, A
 
 
 async def _async_generator(scope: _Scope, agen: AsyncGenerator[Any, Any]) -> AsyncGenerator[Any, Any]:
-    best = _Best(scope.boundary.item_answer)
+    scope.started = True
+    best = scope.best = _Best(scope.boundary.item_answer)
     error: BaseException | None = None
     action: Callable[..., Any] = agen.__anext__
     arg: tuple[Any, ...] = ()
