@@ -19,13 +19,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="only report files that differ; exit 1 if any")
     parser.add_argument("--picture", type=Path, metavar="PNG", help="draw the overview from real data into PNG")
     parser.add_argument("--prometheus", default="http://127.0.0.1:9090", help="Prometheus for --picture")
+    parser.add_argument("--minutes", type=int, default=5, help="time range of --picture (default 5)")
     args = parser.parse_args(argv)
     if args.picture:
         from citetrace._dashboards._picture import render
 
         board = args.root / "grafana" / "dashboards" / "research-agent-overview.json"
         try:
-            drawn = render(board, args.prometheus.rstrip("/"), args.picture)
+            drawn = render(board, args.prometheus.rstrip("/"), args.picture, minutes=args.minutes)
         except (OSError, ValueError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2

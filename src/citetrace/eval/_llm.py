@@ -8,16 +8,16 @@ never dropped), because LLM judges drift and an unchecked "SUPPORTED" is worth l
 
 from __future__ import annotations
 
-import email.utils
 import json
 import logging
 import re
 import threading
 import time
-from datetime import datetime, timezone
 from typing import Any, Callable, Sequence
 
 import requests
+from urllib3.exceptions import InvalidHeader
+from urllib3.util.retry import Retry
 
 from citetrace.eval._types import ABSENT, JUDGE_ERROR, JUDGE_LABELS, Passage, Verdict
 
@@ -35,19 +35,18 @@ MAX_RETRY_AFTER = 60.0
 
 
 def retry_after(value: str | None) -> float | None:
-    """Seconds to wait from a ``Retry-After`` header (delta-seconds or an HTTP date), None when absent/bad."""
-    if not value:
+    """Seconds to wait from a ``Retry-After`` header (delta-seconds or an HTTP date), None when absent/bad.
+
+    Parsed by urllib3's ``Retry.parse_retry_after`` (what urllib3's own retries honour). The retry loop
+    itself stays here: urllib3 has no cap on a Retry-After (a server asking for an hour would stall the
+    evaluation; here it is a JUDGE_ERROR at once) and no injectable sleep.
+    """
+    if not value or not value.strip():
         return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
     try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
+        return float(Retry().parse_retry_after(value.strip()))
+    except InvalidHeader:
         return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
 
 
 PROMPT_VERSION = "citation-support-v2"
