@@ -41,15 +41,20 @@ def _percent(value: float, _pos: object) -> str:
 
 
 def _draw_stat(ax: Any, prometheus: str, panel: dict[str, Any], tool: str, rate: str) -> None:
-    """A stat panel as Grafana shows it: one big number per series, its legend under it."""
+    """A stat panel as Grafana shows it: one big number per series with its legend under it, in a grid of at
+    most three columns so that labels never run into each other."""
     ax.axis("off")
     values = [(_legend(t.get("legendFormat", ""), s["metric"]), float(s["value"][1]))
               for t in panel["targets"] for s in _query(prometheus, "query", query=_expand(t["expr"], tool, rate))]
-    for i, (label, value) in enumerate(values or [("no data", math.nan)]):
-        x = (i + 0.5) / max(1, len(values))
-        ax.text(x, 0.5, "-" if math.isnan(value) else f"{value:g}", ha="center", va="center", fontsize=26,
-                color="#1f77b4", transform=ax.transAxes)
-        ax.text(x, 0.15, label, ha="center", va="center", fontsize=8, transform=ax.transAxes, wrap=True)
+    values = values or [("no data", math.nan)]
+    columns = min(3, len(values))
+    lines = math.ceil(len(values) / columns)
+    for i, (label, value) in enumerate(values):
+        x = (i % columns + 0.5) / columns
+        y = 1 - (i // columns + 0.45) / lines
+        ax.text(x, y, "-" if math.isnan(value) else f"{value:g}", ha="center", va="center",
+                fontsize=22 if lines == 1 else 16, color="#1f77b4", transform=ax.transAxes)
+        ax.text(x, y - 0.42 / lines, label, ha="center", va="center", fontsize=7, transform=ax.transAxes)
 
 
 def _draw_series(ax: Any, prometheus: str, panel: dict[str, Any], tool: str, rate: str, end: float,
