@@ -78,7 +78,7 @@ def test_429(instrumented: Any, cap: Captured, dns: LocalServer, api: Api, clien
 
 
 @pytest.mark.parametrize("client", list(CLIENTS))
-@pytest.mark.parametrize("api", APIS[:3], ids=_IDS[:3])
+@pytest.mark.parametrize("api", APIS, ids=_IDS)
 def test_refused_connection(instrumented: Any, cap: Captured, api: Api, client: str) -> None:
     """A refused connection raises what the client raises without citetrace, and the span is an error."""
     with fake_dns([api.host]):
@@ -98,11 +98,12 @@ def test_unreadable_body_is_ok_not_empty(instrumented: Any, cap: Captured, dns: 
 
 
 @pytest.mark.parametrize("client", list(CLIENTS))
-def test_uninstrumented(cap: Captured, dns: LocalServer, client: str) -> None:
+@pytest.mark.parametrize("api", APIS, ids=_IDS)
+def test_uninstrumented(cap: Captured, dns: LocalServer, api: Api, client: str) -> None:
     """Without the instrumentor the same calls make no span and read the same bytes."""
-    answer = json.dumps(APIS[0].answer([A]))
+    answer = json.dumps(api.answer([A]))
     _answer(dns, 200, answer)
-    assert _send(client, APIS[0], dns.port) == answer.encode()
+    assert _send(client, api, dns.port) == answer.encode()
     assert cap.tool_spans() == []
 
 
