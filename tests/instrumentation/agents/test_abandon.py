@@ -16,37 +16,13 @@ from typing import Any
 import pytest
 from agents import Agent
 from agents.run import AgentRunner
-from smolagents import ToolCallingAgent, tool
-from smolagents.models import ChatMessage, ChatMessageToolCall, ChatMessageToolCallFunction
 
 from citetrace import names
 from citetrace.instrumentation import CiteTraceInstrumentor
 from citetrace.instrumentation._agents import _abandon
 from citetrace.testing import Captured
 
-from ._smolscript import Scripted
-
-ANSWER = "Done, see [1](https://a.example/x)."
-
-
-@tool
-def lookup(topic: str) -> str:
-    """Look a topic up.
-
-    Args:
-        topic: what to look up.
-    """
-    return f"facts about {topic}"
-
-
-def _call(name: str, **arguments: Any) -> ChatMessage:
-    function = ChatMessageToolCallFunction(name=name, arguments=arguments)
-    return ChatMessage(role="assistant", content="", tool_calls=[ChatMessageToolCall(function, id=name, type="function")])
-
-
-def _agent() -> ToolCallingAgent:
-    model = Scripted([_call("lookup", topic="solar"), _call("final_answer", answer=ANSWER)])
-    return ToolCallingAgent(tools=[lookup], model=model, max_steps=3, verbosity_level=0)
+from ._smolscript import ANSWER, lookup_agent as _agent
 
 
 def _abandoned(cap: Captured) -> Any:

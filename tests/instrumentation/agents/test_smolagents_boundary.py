@@ -3,39 +3,14 @@ generator closed undrained, the agent's own failure, return_full_result, and uni
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-from smolagents import ToolCallingAgent, tool
-from smolagents.models import ChatMessage, ChatMessageToolCall, ChatMessageToolCallFunction
+from smolagents import ToolCallingAgent
 
 from citetrace import names
 from citetrace.instrumentation import CiteTraceInstrumentor
 from citetrace.testing import Captured
 
-from ._smolscript import Scripted
-
-ANSWER = "Done, see [1](https://a.example/x)."
-
-
-@tool
-def lookup(topic: str) -> str:
-    """Look a topic up.
-
-    Args:
-        topic: what to look up.
-    """
-    return f"facts about {topic}"
-
-
-def _call(name: str, **arguments: Any) -> ChatMessage:
-    function = ChatMessageToolCallFunction(name=name, arguments=arguments)
-    return ChatMessage(role="assistant", content="", tool_calls=[ChatMessageToolCall(function, id=name, type="function")])
-
-
-def _agent(**kwargs: Any) -> ToolCallingAgent:
-    model = Scripted([_call("lookup", topic="solar"), _call("final_answer", answer=ANSWER)])
-    return ToolCallingAgent(tools=[lookup], model=model, max_steps=3, verbosity_level=0, **kwargs)
+from ._smolscript import ANSWER, Scripted, lookup, lookup_agent as _agent
 
 
 def test_stream_closed_undrained_ends_the_run(instrumented: CiteTraceInstrumentor, cap: Captured) -> None:
