@@ -164,3 +164,37 @@ def test_no_collector_is_quiet_and_prompt(tmp_path: Path, web: LocalServer) -> N
     assert with_default - without < 4.0, (with_default, without)  # the retries cost ~6 s
     proc = cli(tmp_path, "runs", "--json")
     assert [r["agent"] for r in json.loads(proc.stdout)] == ["console-agent"] * 2
+
+
+APP_ROOT = PRELUDE + '''
+import searchlib
+
+QUESTION = "How fast is solar growing?"
+tracer = trace.get_tracer("my-app")
+# the Langfuse pattern: the application's own span is the trace's root and carries the input
+with tracer.start_as_current_span("research", attributes={"langfuse.trace.input": json.dumps({"query": QUESTION})}):
+    with tracer.start_as_current_span("plan"):
+        pass
+    searchlib.search("solar", base)
+    searchlib.search("wind", base)
+answer = "done"
+''' + DUMP
+
+
+@pytest.mark.parametrize("capture", [False, True], ids=["default", "content-capture"])
+def test_the_applications_own_root_is_a_listed_run(tmp_path: Path, web: LocalServer, capture: bool) -> None:
+    """No agent framework: the application's own root span (Langfuse-style) with citetrace tool calls under it
+    is one run, listed and summarized under its trace id, its question read off the root only with content
+    capture; the application's spans keep their parents, citetrace's are in the same trace."""
+    extra = {"CITETRACE_CAPTURE_CONTENT": "true"} if capture else {}
+    plain, _ = run_app(tmp_path, web, APP_ROOT, citetrace=False)
+    traced, _ = run_app(tmp_path, web, APP_ROOT, citetrace=True, **extra)
+    ours, theirs = split(traced["spans"], names.INSTRUMENTATION_SCOPE)
+    assert shape(theirs, traced["spans"]) == shape(plain["spans"])
+    (root,) = [s for s in traced["spans"] if s["parent"] is None]
+    assert root["name"] == "research" and {s["trace_id"] for s in ours} == {root["trace_id"]}
+    assert sorted(s["name"] for s in ours) == ["citetrace.run.summary", "execute_tool search", "execute_tool search"]
+    (run,) = json.loads(cli(tmp_path, "runs", "--json").stdout)
+    assert run["trace_id"] == root["trace_id"] and run["agent"] == "research"
+    assert run["summary"]["searches"] == 2
+    assert run["question"] == ("How fast is solar growing?" if capture else None)
