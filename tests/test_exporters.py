@@ -118,3 +118,24 @@ def test_only_unknown_names_fall_back_to_otlp(caplog: pytest.LogCaptureFixture) 
         (exporter,) = exporters_from_env({"OTEL_TRACES_EXPORTER": "otpl"})
     assert isinstance(_inner(exporter), HttpExporter)
     assert any("falling back to otlp" in r.getMessage() for r in caplog.records)
+
+
+def test_eval_names_an_unsupported_protocol_in_one_line(tmp_path: Path) -> None:
+    """`citetrace eval` exporting its events with OTEL_EXPORTER_OTLP_PROTOCOL=http/json: one line naming it."""
+    import os
+    import subprocess
+    import sys
+
+    from citetrace.store import RunRecord, SQLiteStore
+
+    store = SQLiteStore(tmp_path / "s.db")
+    store.put_run(RunRecord("r1", "0" * 32, "scout", "q", 1.0, 2.0, "Solar grew [1].\n\n[1] https://example.org/a"))
+    store.close()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "CITETRACE_"))}
+    env.update(OTEL_TRACES_EXPORTER="otlp", OTEL_EXPORTER_OTLP_PROTOCOL="http/json",
+               CITETRACE_STORE=f"sqlite:///{tmp_path / 's.db'}")
+    out = subprocess.run([sys.executable, "-m", "citetrace", "eval", "r1", "--offline"], env=env, cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    lines = out.stderr.strip().splitlines()
+    assert out.returncode == 2 and len(lines) == 1 and "Traceback" not in out.stderr, out.stderr
+    assert "OTEL_EXPORTER_OTLP_PROTOCOL='http/json' is not supported" in lines[0]
