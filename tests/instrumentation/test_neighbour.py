@@ -171,8 +171,12 @@ import searchlib
 
 QUESTION = "How fast is solar growing?"
 tracer = trace.get_tracer("my-app")
-# the Langfuse pattern: the application's own span is the trace's root and carries the input
-with tracer.start_as_current_span("research", attributes={"langfuse.trace.input": json.dumps({"query": QUESTION})}):
+if "traceloop" in sys.argv:  # what traceloop-sdk's @workflow(name="research") makes, with content tracing on
+    name, attrs = "research.workflow", {"traceloop.span.kind": "workflow", "traceloop.entity.name": "research",
+                                        "traceloop.entity.input": json.dumps({"args": [], "kwargs": {"question": QUESTION}})}
+else:  # the Langfuse pattern: the application's own span is the trace's root and carries the input
+    name, attrs = "research", {"langfuse.trace.input": json.dumps({"query": QUESTION})}
+with tracer.start_as_current_span(name, attributes=attrs):
     with tracer.start_as_current_span("plan"):
         pass
     searchlib.search("solar", base)
@@ -181,20 +185,23 @@ answer = "done"
 ''' + DUMP
 
 
+@pytest.mark.parametrize("root", ["langfuse", "traceloop"])
 @pytest.mark.parametrize("capture", [False, True], ids=["default", "content-capture"])
-def test_the_applications_own_root_is_a_listed_run(tmp_path: Path, web: LocalServer, capture: bool) -> None:
-    """No agent framework: the application's own root span (Langfuse-style) with citetrace tool calls under it
-    is one run, listed and summarized under its trace id, its question read off the root only with content
-    capture; the application's spans keep their parents, citetrace's are in the same trace."""
+def test_the_applications_own_root_is_a_listed_run(tmp_path: Path, web: LocalServer, capture: bool,
+                                                   root: str) -> None:
+    """No agent framework: the application's own root span (Langfuse-style, or shaped as traceloop-sdk's
+    ``@workflow`` makes it) with citetrace tool calls under it is one run, listed and summarized under its
+    trace id, its question read off the root only with content capture; the application's spans keep their
+    parents, citetrace's are in the same trace."""
     extra = {"CITETRACE_CAPTURE_CONTENT": "true"} if capture else {}
-    plain, _ = run_app(tmp_path, web, APP_ROOT, citetrace=False)
-    traced, _ = run_app(tmp_path, web, APP_ROOT, citetrace=True, **extra)
+    plain, _ = run_app(tmp_path, web, APP_ROOT, citetrace=False, others=(root,))
+    traced, _ = run_app(tmp_path, web, APP_ROOT, citetrace=True, others=(root,), **extra)
     ours, theirs = split(traced["spans"], names.INSTRUMENTATION_SCOPE)
     assert shape(theirs, traced["spans"]) == shape(plain["spans"])
-    (root,) = [s for s in traced["spans"] if s["parent"] is None]
-    assert root["name"] == "research" and {s["trace_id"] for s in ours} == {root["trace_id"]}
+    (top,) = [s for s in traced["spans"] if s["parent"] is None]
+    assert top["name"].startswith("research") and {s["trace_id"] for s in ours} == {top["trace_id"]}
     assert sorted(s["name"] for s in ours) == ["citetrace.run.summary", "execute_tool search", "execute_tool search"]
     (run,) = json.loads(cli(tmp_path, "runs", "--json").stdout)
-    assert run["trace_id"] == root["trace_id"] and run["agent"] == "research"
+    assert run["trace_id"] == top["trace_id"] and run["agent"] == "research"
     assert run["summary"]["searches"] == 2
     assert run["question"] == ("How fast is solar growing?" if capture else None)
