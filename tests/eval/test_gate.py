@@ -116,6 +116,18 @@ def test_baseline_records_how_it_was_made_and_mismatch_is_an_error(tmp_path: obj
         load_baseline(old)
 
 
+def test_a_baseline_made_with_the_previous_checker_is_refused() -> None:
+    """A baseline made with det-3 gates no run the current checker (det-4) evaluated: the error names both."""
+    from citetrace.eval import DeterministicJudge
+
+    ev = _eval(GOOD)
+    assert ev.judge_version == DeterministicJudge.version == "det-4"
+    base = build_baseline([_eval(GOOD, "r1"), _eval(GOOD, "r2")])
+    base["made_with"]["judge_version"] = "det-3"
+    with pytest.raises(ValueError, match="baseline mismatch: .*det-3.*det-4"):
+        gate(ev, base)
+
+
 def test_opt_in_rule_names_each_uncited_sentence() -> None:
     """uncited_claim is off by default; asked for, it names every sentence that needs a citation and has none."""
     ev = _eval(GOOD + "\nYouth unemployment reached 11 % in March.\n")

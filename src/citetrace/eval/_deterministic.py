@@ -23,7 +23,9 @@ from citetrace.eval._align import anchor_words
 from citetrace.eval._extractive import (
     direction_conflict, entity_conflict, extractive_support, from_to_swapped, local_direction_conflict,
 )
-from citetrace.eval._facts import Fact, comparable, extract_facts, facts_equal
+from citetrace.eval._facts import (
+    Fact, as_version, comparable, dates_compatible, extract_facts, facts_equal, version_key,
+)
 from citetrace.eval._passages import simple_sentences
 from citetrace.eval._roles import role_word_conflict
 from citetrace.eval._slots import role_conflict, slot_conflict
@@ -45,7 +47,7 @@ class DeterministicJudge:
     """Compare the claim's facts with the facts of the aligned passage sentences, one sentence at a time."""
 
     name = "deterministic"
-    version = "det-3"
+    version = "det-4"
 
     def __init__(self, *, min_shared: int = 2, extractive_support: bool = True) -> None:
         self.min_shared = min_shared
@@ -81,18 +83,20 @@ class DeterministicJudge:
         aligned = self._aligned(context or claim, passages)
         if not aligned:
             return Verdict(ABSENT, self.name, explanation="no passage sentence shares the claim's content words")
-        claim_facts = [f for f in extract_facts(claim) if f.kind != "number" or f.value not in _SMALL_ORDINALS
-                       or f.high is not None or f.unit]
         page = "\n".join(p.text for p in passages)
+        everywhere = [f for p in passages for f in extract_facts(p.text)]
+        versions = {f.value for f in everywhere if f.kind == "version"}
         for s in aligned:
-            conflict = direction_conflict(claim, s.text) or from_to_swapped(claim, s.text) or entity_conflict(
-                claim, s.text, page) or role_word_conflict(claim, s.text)
-            if conflict and s.overlap >= max(2, min(len(anchor_words(claim)), 3)):
-                return Verdict(CONTRADICTED, self.name, s.text.strip(), conflict[1], (conflict[0],))
-        if not claim_facts:
-            return self._no_facts(claim, aligned)
+            s.facts = _with_versions(s.facts, versions)
+        claim_facts = [f for f in _with_versions(extract_facts(claim), versions)
+                       if f.kind != "number" or f.value not in _SMALL_ORDINALS or f.high is not None or f.unit]
         best = max(aligned, key=lambda s: (sum(any(facts_equal(c, o) for o in s.facts) for c in claim_facts),
                                            s.overlap))
+        conflict = self._word_conflict(claim, _stating(aligned, best, bool(claim_facts)), page)
+        if conflict:
+            return conflict
+        if not claim_facts:
+            return self._no_facts(claim, aligned)
         dated = [f for f in claim_facts if any(f.baseline != o.baseline and _same_slot(f, o, claim_facts, best)
                                                for o in best.facts)]  # matched through the period it is about
         local = local_direction_conflict(claim, claim_facts, best.text, best.facts) or slot_conflict(
@@ -101,7 +105,6 @@ class DeterministicJudge:
             claim_facts, best.facts)
         if local:
             return Verdict(CONTRADICTED, self.name, best.text.strip(), local[1], (local[0],))
-        everywhere = [f for p in passages for f in extract_facts(p.text)]
         explainers = claim_facts + (extract_facts(context) if context else [])
         mismatched: list[Fact] = []
         missing: list[Fact] = []
@@ -109,7 +112,7 @@ class DeterministicJudge:
         for fact in claim_facts:
             if any(_same_slot(fact, o, claim_facts, best) for o in best.facts) or _quote_in(fact, best.text):
                 matched.append(fact)
-            elif _unexplained_rival(fact, best, explainers):
+            elif _unexplained_rival(fact, best, explainers) and not _own_period_elsewhere(fact, claim_facts, best):
                 mismatched.append(fact)  # the sentence that states the claim's other facts says another value
             elif any(facts_equal(fact, o) for s in aligned for o in s.facts) or any(
                     _quote_in(fact, s.text) for s in aligned):
@@ -117,7 +120,8 @@ class DeterministicJudge:
             elif not _bare_year(fact) and any(facts_equal(fact, o) for o in everywhere):
                 missing.append(fact)  # on the page, not where the claim aligns (a bare year such as the page's
                 # own date is too common to count)
-            elif any(_unexplained_rival(fact, s, explainers, same_slot=True) for s in aligned):
+            elif any(_unexplained_rival(fact, s, explainers, same_slot=True)
+                     and not _own_period_elsewhere(fact, claim_facts, s) for s in aligned):
                 mismatched.append(fact)  # another sentence gives another value in the claim value's slot
             else:
                 missing.append(fact)
@@ -136,6 +140,17 @@ class DeterministicJudge:
         return Verdict(PARTIAL, self.name, best.text.strip(), "every number, date and quote matches in one "
                        "sentence; wording not verified", ("facts_match",))
 
+    def _word_conflict(self, claim: str, stating: Sequence[_Sentence], page: str) -> Verdict | None:
+        """CONTRADICTED by a word rule (directions, from/to, names, roles, states), read only in the sentence
+        that states the claim: a neighbouring sentence about another crop ("barley shrank") says nothing
+        about the claim's wheat."""
+        for s in stating:
+            conflict = direction_conflict(claim, s.text) or from_to_swapped(claim, s.text) or entity_conflict(
+                claim, s.text, page) or role_word_conflict(claim, s.text)
+            if conflict and s.overlap >= max(2, min(len(anchor_words(claim)), 3)):
+                return Verdict(CONTRADICTED, self.name, s.text.strip(), conflict[1], (conflict[0],))
+        return None
+
     def _no_facts(self, claim: str, aligned: Sequence[_Sentence]) -> Verdict:
         best = max(aligned, key=lambda s: s.overlap)
         if self.extractive_support:
@@ -147,6 +162,21 @@ class DeterministicJudge:
                        ("nothing_checkable",))
 
 
+def _stating(aligned: Sequence[_Sentence], best: _Sentence, has_facts: bool) -> list[_Sentence]:
+    """The sentences a word rule may read: the one stating the claim's values (``best``, when the claim has
+    values and it states one of them), else those sharing the most content words with the claim."""
+    if has_facts and best.facts:
+        return [best]
+    top = max(s.overlap for s in aligned)
+    return [s for s in aligned if s.overlap == top]
+
+
+def _with_versions(facts: list[Fact], versions: set[str]) -> list[Fact]:
+    """Decimals the page names as versions elsewhere are versions here too ("in 5.0" after "Lodestar 5.0")."""
+    return [as_version(f) if f.kind == "number" and "." in f.text and version_key(f.text.strip()) in versions
+            else f for f in facts]
+
+
 def _same_slot(fact: Fact, other: Fact, claim_facts: Sequence[Fact], sentence: _Sentence) -> bool:
     """``other`` states ``fact``'s value in the same role and unit: a page's point of comparison ("up from
     41 %") does not confirm a claim that gives it as the current value, unless the claim also names the
@@ -154,10 +184,10 @@ def _same_slot(fact: Fact, other: Fact, claim_facts: Sequence[Fact], sentence: _
     1,300 businesses."""
     if not facts_equal(fact, other) or not comparable(fact, other):
         return False
-    if fact.kind == "date" or fact.baseline == other.baseline:
+    if fact.kind in ("date", "period") or fact.baseline == other.baseline:
         return True
-    after = [f for f in sentence.facts if f.kind == "date" and 0 <= f.start - other.end <= 25]
-    return any(facts_equal(c, d) for c in claim_facts if c.kind == "date" for d in after)
+    after = [f for f in sentence.facts if f.kind in ("date", "period") and 0 <= f.start - other.end <= 25]
+    return any(facts_equal(c, d) for c in claim_facts if c.kind in ("date", "period") for d in after)
 
 
 def _unexplained_rival(fact: Fact, sentence: _Sentence, claim_facts: Sequence[Fact], same_slot: bool = False) -> bool:
@@ -169,7 +199,37 @@ def _unexplained_rival(fact: Fact, sentence: _Sentence, claim_facts: Sequence[Fa
         return any(o.kind == "quote" and not any(facts_equal(c, o) or _quote_in(c, o.text) for c in claim_facts)
                    for o in sentence.facts)
     return any(comparable(fact, o) and not any(_explains(c, o) for c in claim_facts)
-               and (not same_slot or len(fact.context & o.context) >= 2) for o in sentence.facts)
+               and not (fact.kind == "date" and dates_compatible(fact, o)) and not _baseline_date(o, sentence)
+               and {fact.step, o.step} != {"change", "level"}
+               and (len(fact.context & o.context) >= 2 if same_slot else _version_rival(fact, o))
+               for o in sentence.facts)
+
+
+def _own_period_elsewhere(fact: Fact, claim_facts: Sequence[Fact], sentence: _Sentence) -> bool:
+    """The claim dates this value itself ("rising to 60,000 wafers a month in 2029", the date at most 25
+    characters after it) and the sentence states other dates, not that one: its value is for another period
+    ("40,000 wafers a month by the end of 2027"), so it is no rival; the page is silent on 2029."""
+    own = [d for d in claim_facts if d.kind in ("date", "period") and 0 <= d.start - fact.end <= 25]
+    dated = [o for o in sentence.facts if o.kind in ("date", "period")]
+    return bool(own and dated) and not any(facts_equal(d, o) for d in own for o in dated)
+
+
+def _baseline_date(date: Fact, sentence: _Sentence) -> bool:
+    """A date or period right after the sentence's point of comparison ("up from 68 % in 2023–24") dates
+    the comparison, not the value the sentence is about: it is no rival of the claim's own period."""
+    return date.kind in ("date", "period") and any(
+        f.baseline and 0 <= date.start - f.end <= 25 for f in sentence.facts)
+
+
+def _version_rival(fact: Fact, other: Fact) -> bool:
+    """A version is the rival of a claim's version only where it is not the page's point of comparison ("up
+    to 3x faster than in 4.8" says nothing against "in 5.0") and, when either has slot words, they share
+    one (a release page names several versions: "removed in 6.0" is the rival of "removed in 5.0")."""
+    if "version" not in (fact.kind, other.kind):
+        return True
+    if other.baseline:
+        return False
+    return bool(fact.context & other.context) or not (fact.context or other.context)
 
 
 def _explains(claim_fact: Fact, other: Fact) -> bool:

@@ -175,6 +175,13 @@ def from_to_swapped(claim: str, sentence: str) -> tuple[str, str] | None:
 _NAMED = re.compile(r"\b([a-z]+)\s+((?:[A-Z][\w'’-]+)(?:\s+[A-Z][\w'’-]+)*)")
 
 
+def _named_on(name: str, page_lower: str) -> bool:
+    """Every word of the name is on the page: "Henning Larsen's Copenhagen office" names what the page calls
+    "the Copenhagen office of Henning Larsen", it is no other name."""
+    words = [re.sub(r"['’]s$", "", w).lower() for w in name.split()]
+    return all(re.search(rf"\b{re.escape(w)}\b", page_lower) for w in words if w)
+
+
 def entity_conflict(claim: str, sentence: str, page: str) -> tuple[str, str] | None:
     """(flag, explanation) when the claim names someone or somewhere the page never mentions in the slot
     where the aligned sentence names another: "an office in Paris" against "an office in Berlin" (the same
@@ -183,7 +190,7 @@ def entity_conflict(claim: str, sentence: str, page: str) -> tuple[str, str] | N
     theirs = {m.group(1): m.group(2) for m in _NAMED.finditer(sentence)}
     for m in _NAMED.finditer(claim):
         before, name = m.group(1), m.group(2)
-        if before in _LIGHT_STOP - {"in", "at", "by", "of", "for", "to", "on", "with"} or name.lower() in page_lower:
+        if before in _LIGHT_STOP - {"in", "at", "by", "of", "for", "to", "on", "with"} or _named_on(name, page_lower):
             continue
         other = theirs.get(before)
         if other and other.lower() not in claim.lower():

@@ -17,7 +17,8 @@ from typing import Any, Callable, Iterator
 from citetrace.eval._align import STOP, anchor_words, content_stems, stem
 from citetrace.eval._quantities import FRACTION, fraction_value, qualifier_before, values_agree
 
-__all__ = ["Fact", "extract_facts", "facts_equal", "comparable", "find_dates", "anchor_words", "quotations"]
+__all__ = ["Fact", "extract_facts", "facts_equal", "comparable", "find_dates", "anchor_words", "quotations",
+           "as_version", "version_key", "dates_compatible"]
 
 _MONTHS = {
     m: i + 1
@@ -73,6 +74,10 @@ class Fact:
     baseline: bool = False
     """The value is a point of comparison ("up from 41 %", "compared with six", "against 272 a year
     earlier"), not the value the sentence is about."""
+    step: str = ""
+    """"change" for an amount of change ("by EUR 2 million", "saving £4.8 million", "a rise of 9 %"),
+    "level" for where a quantity ended ("to £9.6 million", "at 3.75 %"), else "": a saving is never the
+    rival of the level it was saved to."""
     context: frozenset[str] = frozenset()
     """The slot the value fills: content stems next to it (up to three on each side), stopping at
     punctuation, a conjunction or another value. "EUR 12.3 million goes to road maintenance and EUR 9.8
@@ -113,6 +118,35 @@ def _currency(symbol: str) -> str:
 
 _Parsed = tuple[str, Any, "float | None"] | None  # (kind, value, high) or None to skip (a claimed span)
 _Parser = Callable[[re.Match[str]], _Parsed]
+_DECLINE: _Parsed = ("", None, None)
+"""A parser's answer for "not mine after all": the span stays free for the later patterns."""
+
+
+def _period(m: re.Match[str]) -> _Parsed:
+    """A fiscal or academic year ("2024–25", "2024/2025"): consecutive years only, so "2020–2023" stays two
+    years and is not a period."""
+    first, second = int(m[1]), m[2]
+    last = int(second) if len(second) == 4 else first - first % 100 + int(second)
+    return ("period", (first, last), None) if last == first + 1 else _DECLINE
+
+
+def version_key(text: str) -> str:
+    """A version number compared as written, trailing ".0" parts dropped ("5.0" is "5", "3.4.2" stays)."""
+    parts = text.lower().split(".")
+    while len(parts) > 1 and parts[-1] == "0":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _multiple(m: re.Match[str]) -> _Parsed:
+    """"3x", "1.6 times", "three times", "twice", "fourfold": a ratio, compared only with ratios."""
+    raw = next(g for g in m.groups() if g)
+    low = raw.lower()
+    if low in ("twice", "double"):
+        return "multiple", 2.0, None
+    if low[0].isdigit():
+        return "multiple", float(raw.replace(",", "")), None
+    return "multiple", float(_word_value(low)), None
 
 
 def _money(g: tuple[Any, ...]) -> _Parsed:
@@ -135,6 +169,12 @@ def _time(m: re.Match[str]) -> _Parsed:
 
 
 _PATTERNS: tuple[tuple[re.Pattern[str], _Parser], ...] = (
+    (re.compile(r"\b(?!(?:Mid|Pre|Post|Early|Late|End|Non|Over|Under)-)[A-Z][A-Za-z]*-\d[\w.]*(?:-\w+)*"),
+     lambda m: None),  # identifiers ("TOI-2284", "CVE-2025-41877", "COVID-19", "BW-20") are names, not values
+    (re.compile(r"\b(?:[Vv]ersions?|v)\s?(\d+(?:\.\d+)*(?:\.x)?)\b|\b(?:release|build)\s+(\d+(?:\.\d+)+)\b"
+                r"|(?<![\w.])(\d+(?:\.\d+){2,}|\d+\.x)\b"),
+     lambda m: ("version", version_key(next(g for g in m.groups() if g)), None)),
+    (re.compile(r"\b((?:19|20)\d\d)\s*[–/-]\s*((?:19|20)\d\d|\d\d)\b(?![\d%.,]\d|\s*(?:%|percent|per cent))"), _period),
     (re.compile(r"\b(\d{1,2})(?:[:.](\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)(?!\w)|\b([01]?\d|2[0-4]):([0-5]\d)\b", re.I), _time),
     (re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"),
      lambda m: ("date", _ymd(int(m[1]), int(m[2]), int(m[3])), None)),
@@ -162,6 +202,9 @@ _PATTERNS: tuple[tuple[re.Pattern[str], _Parser], ...] = (
     (re.compile(rf"({_NUM})\s*{_PCT}", re.I),
      lambda m: ("percent", (_pct_unit(m[2]), float(m[1].replace(",", ""))), None)),
     (FRACTION, _fraction),
+    (re.compile(rf"(?<![\w.])({_NUM})\s?[x×](?=[\s,.;:)]|$)|(?<![\w.])({_NUM}|{_WORDNUM_ANY})[\s-]+times\b"
+                rf"(?!\s+(?:a|an|per|each|every)\b)|\b(twice|double)\b(?=\s+(?:as|the|that|its|their|what)\b)"
+                rf"|\b(\d+|{_WORDNUM_ANY})-?fold\b", re.I), _multiple),
     (re.compile(rf"\b{_YEAR}\b(?!\s*(?:%|percent|'s|’s))"), lambda m: ("date", (int(m[1]), None, None), None)),
     (re.compile(rf"\bbetween\s+({_NUM})\s+and\s+({_NUM}){_SCALE_RE}(?![\w%])", re.I),
      lambda m: ("number", _num(m[1], m[3]), _num(m[2], m[3]))),
@@ -177,7 +220,7 @@ _UNIT_WORDS = re.compile(r"\s*([A-Za-z][A-Za-z\-]*)(?:\s+([A-Za-z][A-Za-z\-]*))?
 _UNIT_SKIP = STOP | frozenset("more fewer less new additional extra permanent full-time total average just only some "
                               "around".split())
 _BASELINE_BEFORE = re.compile(r"(?:\bfrom|compared\s+(?:with|to)|\bagainst|\bthan|\bversus|\bvs\.?)\s+"
-                              r"(?:(?:about|around|just|only|the|a|an)\s+)*$", re.I)
+                              r"(?:(?:about|around|just|only|the|a|an|in|on|for|with)\s+)*$", re.I)
 _BASELINE_AFTER = re.compile(r"^[^,.;]{0,30}?\b(?:a year earlier|the year before|a year ago|the previous year|"
                              r"previously)\b", re.I)
 _TITLE_CUE = re.compile(r"(?:titled|entitled|called|named|headlined|report|study|paper|book|article|series|"
@@ -193,6 +236,18 @@ def _unit_after(text: str, end: int) -> str:
         return ""
     words = [w.lower() for w in m.groups() if w and w.lower() not in _UNIT_SKIP]
     return " ".join(stem(w) for w in words[:2])
+
+
+_CHANGE_BEFORE = re.compile(r"(?:\bby|\bsaving|\bsavings\s+of|\b(?:rise|fall|cut|increase|decrease|drop|gain|loss|"
+                            r"reduction|saving|jump|growth)s?\s+of)\s+(?:(?:about|around|roughly|nearly|almost|some|"
+                            r"an estimated|more than|over|less than|just|only)\s+)?$", re.I)
+_LEVEL_BEFORE = re.compile(r"\b(?:to|at|reach(?:ed|ing|es)?|totall?(?:ed|ing)?|stood at)\s+(?:(?:about|around|roughly|"
+                           r"nearly|almost|some|an estimated|just|only)\s+)?$", re.I)
+
+
+def _step(text: str, start: int) -> str:
+    head = text[max(0, start - 30):start]
+    return "change" if _CHANGE_BEFORE.search(head) else "level" if _LEVEL_BEFORE.search(head) else ""
 
 
 def _is_baseline(text: str, start: int, end: int) -> bool:
@@ -231,6 +286,8 @@ def extract_facts(text: str) -> list[Fact]:
             if any(taken[m.start():m.end()]):
                 continue
             parsed = parse(m)
+            if parsed is _DECLINE:
+                continue
             for k in range(m.start(), m.end()):
                 taken[k] = True
             if parsed is None or parsed[1] is None:
@@ -241,9 +298,29 @@ def extract_facts(text: str) -> list[Fact]:
             if kind == "percent":  # a share ("64 % of farms", "two thirds of") is not a change ("up 9 %")
                 unit = "of" if pattern is FRACTION or re.match(r"\s+of\b", text[m.end():]) else ""
             facts.append(Fact(kind, value, m.group(0), m.start(), m.end(), unit, qualifier, high,
-                              kind != "date" and _is_baseline(text, m.start(), m.end())))
+                              kind not in ("date", "period") and _is_baseline(text, m.start(), m.end()),
+                              _step(text, m.start()) if kind in ("money", "percent", "number") else ""))
     facts.sort(key=lambda f: f.start)
-    return _with_context(text, facts)
+    return _with_context(text, [_named_version(text, f) for f in facts])
+
+
+_PRODUCT = re.compile(r"\b([A-Z][a-z][\w-]*)\s+$")
+
+
+def _named_version(text: str, fact: Fact) -> Fact:
+    """A decimal right after a name ("Lodestar 5.0", "Python 3.9") is a version, not a quantity: it never
+    contradicts a page's 4.8 tonnes, nor confirms one."""
+    if fact.kind != "number" or "." not in fact.text or fact.qualifier or not fact.text[0].isdigit():
+        return fact
+    m = _PRODUCT.search(text[max(0, fact.start - 30):fact.start])
+    if not m or m.group(1).lower() in STOP or m.group(1).lower().rstrip(".") in _MONTHS:
+        return fact
+    return as_version(fact)
+
+
+def as_version(fact: Fact) -> Fact:
+    """The same number read as a version (the page names it as one elsewhere: "in 5.0" after "Lodestar 5.0")."""
+    return replace(fact, kind="version", value=version_key(fact.text.strip()), unit="", high=None)
 
 
 _SLOT_BREAK = re.compile(r"[,;:()\[\]—–]|\s-\s|\b(?:and|or|but|while|whereas|against|versus|vs|compared|than|"
@@ -271,8 +348,11 @@ def _with_context(text: str, facts: list[Fact]) -> list[Fact]:
 
 
 def comparable(a: Fact, b: Fact) -> bool:
-    """Same kind; plain numbers share a unit word when both have one; a fraction ("half of") is compared
+    """Same kind (a version also with a bare decimal); plain numbers share a unit word when both have one; a fraction ("half of") is compared
     only with a share ("50 % of"), never with a change ("up 9 %")."""
+    if {a.kind, b.kind} == {"version", "number"}:  # "removed in 6.0": a bare decimal may be a version
+        number = a if a.kind == "number" else b
+        return not number.unit and "." in number.text
     if a.kind != b.kind:
         return False
     if a.kind == "percent" and "fraction" in (a.qualifier, b.qualifier):
@@ -298,6 +378,21 @@ def _dates_agree(claim: Fact, other: Fact) -> bool:
     return bool(clo <= ohi and olo <= chi)
 
 
+def dates_compatible(a: Fact, b: Fact) -> bool:
+    """No part both dates state disagrees: "July 2026" and "2026" (or "in the second half of 2026") may be
+    the same date, "21 March" and "21 May" may not. A less precise page date is no rival of a claim's."""
+    (ay, am, ad), (by, bm, bd) = a.value, b.value
+    if ay is not None and by is not None and ay != by:
+        return False
+    if am is not None and bm is not None and am != bm:
+        return False
+    if ad is None or bd is None or am is None or bm is None:
+        return True
+    alo, ahi = ad, int(a.high) if a.high is not None else ad
+    blo, bhi = bd, int(b.high) if b.high is not None else bd
+    return bool(alo <= bhi and blo <= ahi)
+
+
 def facts_equal(claim: Fact, other: Fact) -> bool:
     """True when ``other`` states the same value as ``claim`` at the claim's precision and tolerance."""
     if claim.kind != other.kind:
@@ -306,6 +401,8 @@ def facts_equal(claim: Fact, other: Fact) -> bool:
         return _dates_agree(claim, other)
     if claim.kind == "quote":
         return claim.value == other.value or str(claim.value) in str(other.value)
+    if claim.kind in ("version", "period"):
+        return bool(claim.value == other.value)
     if claim.kind in ("money", "percent"):
         (cu, cv), (ou, ov) = claim.value, other.value
         return bool(cu == ou and values_agree((float(cv), claim.high, claim.qualifier, claim.text),
