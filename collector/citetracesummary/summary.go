@@ -159,6 +159,10 @@ func (acc *accumulator) add(s *spanView) {
 	if a.urlFull != "" {
 		acc.fetched[a.urlFull] = struct{}{}
 	}
+	// a fetch of several URLs in one call: each URL fetched, as url.full is
+	for _, u := range a.pagesReturned {
+		acc.fetched[u] = struct{}{}
+	}
 }
 
 // rootView is a run root as finish reads it.

@@ -269,7 +269,8 @@ def held_bytes() -> list[dict[str, Any]]:
 
 
 @case("Provider-side search: unreported sources make citations uncheckable; returned content counts as read; "
-      "page texts that came with results count once per URL key (pages_from_search).")
+      "page texts that came with results count once per URL key (pages_from_search); the URLs of a fetch of several "
+      "URLs in one call count as fetched but not as pages from search.")
 def provider_search() -> list[dict[str, Any]]:
     t1, t2 = Trace(22), Trace(23)
     t1.search("provider", [], status=names.STATUS_OK, attrs={names.SEARCH_SOURCES_REPORTED: False})
@@ -280,7 +281,10 @@ def provider_search() -> list[dict[str, Any]]:
     again = "https://C.EXAMPLE/page#top"
     t2.search("pages again", [again, "https://d.example/page"],
               attrs={names.PAGES_RETURNED: [again, "https://d.example/page"]})
-    t2.root([A, B, C])
+    # a fetch of several URLs in one call: the pages it read count as read, not as pages from search
+    t2.search("more", ["https://e.example/1", "https://e.example/2"])
+    t2.fetch("https://e.example/1", attrs={names.PAGES_RETURNED: ["https://e.example/1", "https://e.example/2"]})
+    t2.root([A, B, C, "https://e.example/1", "https://e.example/2"])
     return one(t1, t2)
 
 

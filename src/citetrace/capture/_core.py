@@ -60,6 +60,11 @@ class ToolSpec:
     result_pages: Callable[[Any], Iterable[tuple[str, str]] | None] | None = None
     """For a search whose results carry page text (Tavily ``raw_content``, Exa contents, Jina): the
     (URL, text) pairs. Each is stored as a document of the run, and counts as read."""
+    result_documents: Callable[[Any], Iterable[tuple[str, str, str | None, int | None]] | None] | None = None
+    """For a fetch of several URLs in one call (Tavily ``extract``, Exa ``get_contents``): (URL, text, status,
+    HTTP status) per URL, status None meaning ok or empty by the text's size. Each is stored as its own document
+    with its own status; the span is ``ok`` when any URL was read, and names every URL of the call in
+    ``citetrace.pages_returned``."""
     """False for a fetch whose result carries no page text (a provider opened the page server-side and
     returned none): nothing is written to the store, rather than an empty document."""
 
@@ -161,6 +166,7 @@ class _Call:
         urls: list[str] = []
         count: int | None = None
         text: str | None = None
+        docs = spec.result_documents(result) if spec.result_documents and spec.kind == names.TOOL_KIND_FETCH else None
         if spec.kind == names.TOOL_KIND_SEARCH:
             custom = spec.result_urls(result) if spec.result_urls else None
             size: int
@@ -197,6 +203,8 @@ class _Call:
                 attrs[names.PAGES_RETURNED] = self._store_pages(pages)
             if status is None:
                 status = names.STATUS_EMPTY if count == 0 and not pages else names.STATUS_OK
+        elif docs is not None:
+            status = self._finish_documents(list(docs), status, attrs)
         else:
             text = spec.result_text(result) if spec.result_text else None
             if text is None:
@@ -215,7 +223,7 @@ class _Call:
             attrs[names.ERROR_TYPE] = names.ERROR_TYPE_RATE_LIMITED if status == names.STATUS_RATE_LIMITED else (
                 names.ERROR_TYPE_TOOL_ERROR
             )
-        if spec.kind == names.TOOL_KIND_FETCH and spec.stores_text:
+        if spec.kind == names.TOOL_KIND_FETCH and spec.stores_text and docs is None:
             self._store(text or "", status, http_status, _extract.content_type_of(result), attrs)
         span = self.span
         if span.is_recording():
@@ -263,15 +271,37 @@ class _Call:
 
     def _store_pages(self, pages: Iterable[tuple[str, str]]) -> list[str]:
         """Store the page texts a search returned; return their redacted URLs (capped like result URLs)."""
+        return [url for url, _status in self._store_documents((u, t, names.STATUS_OK, None) for u, t in pages)]
+
+    def _finish_documents(self, docs: list[tuple[str, str, str | None, int | None]], status: str | None,
+                          attrs: dict[str, Any]) -> str:
+        """A fetch of several URLs in one call: each URL stored with its own status; the span's status."""
+        threshold = _telemetry.current().settings.empty_fetch_chars
+        decided = [(url, text, own or (names.STATUS_OK if len(text) >= threshold else names.STATUS_EMPTY), code)
+                   for url, text, own, code in docs]
+        attrs[names.RESULT_SIZE] = sum(len(text) for _url, text, _status, _code in decided)
+        # the span's own URL (the first) keeps its store ref and content hash on the span, as a one-URL fetch does
+        first = next((d for d in decided if self.url is not None and redact_url(d[0]) == self.url), None)
+        stored: list[tuple[str, str]] = []
+        if first is not None and self.url is not None:
+            self._store(first[1], first[2], first[3], None, attrs)
+            stored.append((self.url, first[2]))
+        stored += self._store_documents(d for d in decided if d is not first)
+        if stored:  # every URL of the call, whatever its status: as for a one-URL fetch, a failure is a failed read
+            attrs[names.PAGES_RETURNED] = [url for url, _own in stored]
+        return status or _extract.batch_status([own for _url, _text, own, _code in decided])
+
+    def _store_documents(self, docs: Iterable[tuple[str, str, str, int | None]]) -> list[tuple[str, str]]:
+        """Store (URL, text, status, HTTP status) documents, capped like result URLs; their (redacted URL, status)."""
         run_id = self.run.id if self.run is not None else format(self.span.get_span_context().trace_id, "032x")
-        stored: list[str] = []
-        for url, text in list(pages)[: _telemetry.current().settings.max_urls]:
+        stored: list[tuple[str, str]] = []
+        for url, text, status, code in list(docs)[: _telemetry.current().settings.max_urls]:
             safe = redact_url(url)
             try:
-                _telemetry.current().run_store().put_document(run_id, safe, text, status=names.STATUS_OK)
+                _telemetry.current().run_store().put_document(run_id, safe, text, status=status, http_status=code)
             except Exception as exc:  # noqa: BLE001 - the store must never break the agent
                 _telemetry.count_error("store_write", exc)
-            stored.append(safe)
+            stored.append((safe, status))
         return stored
 
     def _store(self, text: str, status: str, http_status: int | None, ctype: str | None, attrs: dict[str, Any]) -> None:

@@ -10,6 +10,7 @@ import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from citetrace import names
 from citetrace._urlfind import urls_in
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "content_type_of",
     "is_rate_limit_exc",
     "returned_failure",
+    "batch_status",
 ]
 
 QUERY_KWARGS = ("query", "q", "search_query", "question", "text", "keywords", "term")
@@ -295,6 +297,15 @@ def returned_failure(result: Any) -> str | None:
                 return "rate_limited"
             return "error"
     return None
+
+
+def batch_status(statuses: Sequence[str]) -> str:
+    """The status of one call that fetched several URLs: ok when any was read, else its worst failure
+    (rate_limited before error), else empty (nothing read, nothing failed, or no URL at all)."""
+    for status in (names.STATUS_OK, names.STATUS_RATE_LIMITED, names.STATUS_ERROR):
+        if status in statuses:
+            return status
+    return names.STATUS_EMPTY
 
 
 def iter_strings(values: Iterable[Any]) -> list[str]:

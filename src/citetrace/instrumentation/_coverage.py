@@ -70,6 +70,8 @@ def _row_kind(row: Row) -> tuple[str, str]:
             parts = [f"query{own}", "result URLs and count"]
             if spec.result_pages is not None:
                 parts.append("page text that comes with the results, stored as documents")
+        elif spec.result_documents is not None:
+            parts = [f"URL{own} (the first of a list)", "each URL's page text and status, stored as its own document"]
         else:
             parts = [f"URL{own}", "page text, stored as a document" if spec.stores_text else "status only (no text)"]
         return spec.kind, "; ".join(parts)

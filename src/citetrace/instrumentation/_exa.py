@@ -6,7 +6,9 @@ contents from ``search`` by default, so each search row stores the page texts th
 (``result_pages``). ``find_similar`` searches by a URL: that URL is the span's query. ``answer`` returns an
 ``AnswerResponse``: its ``.citations`` (``AnswerResult`` with ``.url`` and, with ``text=True``, ``.text``) are
 the results, their texts documents of the run; the answer's own text is Exa's model output, not a source,
-and is not stored. The streaming ``stream_search``/``stream_answer`` are not wrapped. Exa reports any
+and is not stored. ``get_contents`` fetches one URL or a list in one call: each URL's text is its own document,
+and each URL Exa reports failed in ``statuses`` a failed document with its HTTP status (the span is ``ok`` when
+any URL was read). The streaming ``stream_search``/``stream_answer`` are not wrapped. Exa reports any
 HTTP failure as ``ValueError("Request failed with status code 429: ...")``; the status in the message is
 what makes a 429 ``rate_limited``.
 """
@@ -40,6 +42,23 @@ def _result_pages(result: Any) -> list[tuple[str, str]] | None:
     return _pages_of(_shapes.items_attr(result, "results"))
 
 
+def _contents_documents(result: Any) -> list[tuple[str, str, str | None, int | None]] | None:
+    """``get_contents``: each result's text under its URL, and each URL Exa could not read (``statuses`` with
+    ``status="error"``) as a failed document with its HTTP status."""
+    items = _shapes.items_attr(result, "results")
+    if items is None:
+        return None
+    docs: list[tuple[str, str, str | None, int | None]] = [
+        (item.url, item.text if isinstance(getattr(item, "text", None), str) else "", None, None)
+        for item in items if isinstance(getattr(item, "url", None), str)]
+    for status in _shapes.items_attr(result, "statuses") or ():
+        if getattr(status, "status", None) == "error" and isinstance(getattr(status, "id", None), str):
+            code = getattr(getattr(status, "error", None), "http_status_code", None)
+            code = code if isinstance(code, int) else None
+            docs.append((status.id, "", names.STATUS_RATE_LIMITED if code == 429 else names.STATUS_ERROR, code))
+    return docs
+
+
 def _citation_urls(result: Any) -> list[str] | None:
     items = _shapes.items_attr(result, "citations")
     return None if items is None else [c.url for c in items if isinstance(getattr(c, "url", None), str)]
@@ -63,6 +82,7 @@ GET_CONTENTS = ToolSpec(
     names.TOOL_KIND_FETCH,
     url_from=_shapes.url_list_from(0, "urls"),
     result_text=_contents_text,
+    result_documents=_contents_documents,
     is_rate_limit=_shapes.rate_limited,
 )
 

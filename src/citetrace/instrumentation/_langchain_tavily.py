@@ -6,7 +6,8 @@ Both tools return Tavily's JSON dict. They never raise on an HTTP failure: the w
 returns ``{"error": <that exception>}``, which is classified here (429 ``rate_limited``, else ``error``;
 the exception's text is never read as a result). Nothing found raises ``ToolException("No search
 results found ...")``: ``empty`` for the search; for extract, every URL failing raises
-``ToolException("No extracted results found ...")``, an ``error`` (nothing was read).
+``ToolException("No extracted results found ...")``, an ``error`` (nothing was read). An extract of a list of
+URLs stores one document per URL with its own status, as tavily-python's (``_shapes.tavily_extract_documents``).
 A crawl reads many pages from one start URL: it is a search-kind span whose query is the start URL, whose
 results are the crawled pages, each page's ``raw_content`` a document of the run (one per URL, so each counts
 as read); "No crawl results found" is ``empty``.
@@ -71,7 +72,8 @@ SEARCH = ToolSpec("langchain_tavily.search", names.TOOL_KIND_SEARCH, result_urls
                   classify=_status, is_rate_limit=_shapes.rate_limited,
                   classify_exception=_shapes.no_results_exception("No search results found"))
 EXTRACT = ToolSpec("langchain_tavily.extract", names.TOOL_KIND_FETCH, url_from=_shapes.url_list_from(0, "urls"),
-                   result_text=_extract_text, classify=_status, is_rate_limit=_shapes.rate_limited)
+                   result_text=_extract_text, result_documents=_shapes.tavily_extract_documents, classify=_status,
+                   is_rate_limit=_shapes.rate_limited)
 CRAWL = ToolSpec("langchain_tavily.crawl", names.TOOL_KIND_SEARCH,
                  query_from=lambda args, kwargs: _shapes.first_url(_shapes.arg(args, kwargs, 0, "url")),
                  result_urls=_urls, result_pages=_pages, classify=_status, is_rate_limit=_shapes.rate_limited,

@@ -25,6 +25,7 @@ __all__ = [
     "no_results_exception",
     "arg",
     "url_list_from",
+    "tavily_extract_documents",
 ]
 
 _STATUS_429 = re.compile(r"status(?:\s+code)?[:=\s]+429\b|\b429\s+(?:client error|too many requests)", re.I)
@@ -138,3 +139,21 @@ def join_texts(items: Sequence[Any] | None, keys: Sequence[str]) -> str | None:
                 parts.append(value)
                 break
     return "\n\n".join(parts) if parts else None
+
+
+def tavily_extract_documents(result: Any) -> list[tuple[str, str, str | None, int | None]] | None:
+    """Tavily's extract answer (``results``, ``failed_results``; tavily-python and langchain-tavily): each page
+    read under its own URL, and each failed URL as a failed document (a 429 in its error text is
+    ``rate_limited``)."""
+    if not isinstance(result, dict) or not isinstance(result.get("results"), list):
+        return None
+    docs: list[tuple[str, str, str | None, int | None]] = []
+    for item in result["results"]:
+        if isinstance(item, dict) and isinstance(item.get("url"), str):
+            text = item.get("raw_content") or item.get("content")
+            docs.append((item["url"], text if isinstance(text, str) else "", None, None))
+    for item in result.get("failed_results") or ():
+        if isinstance(item, dict) and isinstance(item.get("url"), str):
+            failed = names.STATUS_RATE_LIMITED if says_429(str(item.get("error", ""))) else names.STATUS_ERROR
+            docs.append((item["url"], "", failed, None))
+    return docs

@@ -1,8 +1,9 @@
 """Tavily (``tavily-python``): search and extract, sync and async clients.
 
 ``search`` returns ``{"results": [{"url", "content", ...}]}``; ``extract`` returns
-``{"results": [{"url", "raw_content"}], "failed_results": [...]}`` for one URL or a list. A 429 raises
-``UsageLimitExceededError``, which comes out ``rate_limited``.
+``{"results": [{"url", "raw_content"}], "failed_results": [...]}`` for one URL or a list: each page read is its
+own document, each failed URL a failed one (the span is ``ok`` when any URL was read, ``error`` when all
+failed). A 429 raises ``UsageLimitExceededError``, which comes out ``rate_limited``.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ EXTRACT = ToolSpec(
     names.TOOL_KIND_FETCH,
     url_from=_shapes.url_list_from(0, "urls"),
     result_text=_extract_text,
+    result_documents=_shapes.tavily_extract_documents,
     classify=_extract_status,
     is_rate_limit=_shapes.rate_limited,
 )

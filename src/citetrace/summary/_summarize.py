@@ -132,6 +132,9 @@ class RunAccumulator:
             url = attributes.get(names.URL_FULL)
             if isinstance(url, str) and url:
                 self._fetched.add(url)
+            pages = attributes.get(names.PAGES_RETURNED)
+            if pages is not None:  # a fetch of several URLs in one call: each URL fetched, as url.full is
+                self._fetched.update(_strings(pages))
         return True
 
     def _provider_search(self, attributes: Mapping[str, Any], urls: Any) -> None:
