@@ -22,6 +22,7 @@ from packaging.requirements import Requirement
 from citetrace.instrumentation import CiteTraceInstrumentor, _tavily
 from citetrace.instrumentation._patcher import Patcher
 from citetrace.instrumentation._table import ROWS
+from citetrace import names
 from citetrace.capture._core import ToolSpec
 from citetrace.instrumentation._table_types import Patch
 from instrumentation._sidevenv import SIDE_VENVS, side_python
@@ -295,3 +296,34 @@ def test_row_applies_under_the_name_its_module_is_imported_as(tmp_path: Path, im
         for name in ("alias_lib", "alias_lib_real"):
             sys.modules.pop(name, None)
     assert not hasattr(sys.modules.get("alias_lib_real", alias_lib).search, "__wrapped__")
+
+
+@pytest.mark.parametrize("own_span", [True, False])
+def test_own_span_row_is_a_span_inside_another_tool_call(tmp_path: Path, cap: Captured, own_span: bool) -> None:
+    """A ``Patch(own_span=True)`` fetch called inside a wrapped search is a span of its own, whose status
+    probe is its own (its 429 is not the search's); without it, the nested call passes through (one span)."""
+    from citetrace.instrumentation import _probe
+
+    (tmp_path / "own_lib.py").write_text(
+        "def read(url):\n    return None\n\n"
+        "def search(query):\n    read('https://a.example/p')\n    return ['https://a.example/p']\n")
+    sys.path.insert(0, str(tmp_path))
+    patcher = Patcher(SUPPORTED)
+    inner = ToolSpec("own.read", "fetch", classify=lambda r: "rate_limited" if _probe.saw(429) else "error")
+    try:
+        import own_lib  # type: ignore[import-not-found]
+
+        real_read = own_lib.read
+        own_lib.read = lambda url: (_probe.record(429), real_read(url))[1]
+        patcher.start([Patch("", "own_lib", "search", ToolSpec("own.search", "search")),
+                       Patch("", "own_lib", "read", inner, own_span=own_span)])
+        assert own_lib.search("q") == ["https://a.example/p"]
+    finally:
+        patcher.stop()
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("own_lib", None)
+    statuses = {s.attributes[names.GEN_AI_TOOL_NAME]: s.attributes[names.TOOL_STATUS] for s in cap.tool_spans()}
+    if own_span:
+        assert statuses == {"own.search": "ok", "own.read": "rate_limited"}
+    else:
+        assert statuses == {"own.search": "ok"}

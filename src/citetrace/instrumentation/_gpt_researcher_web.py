@@ -80,15 +80,6 @@ def _result_pages(result: Any) -> list[tuple[str, str]] | None:
     return pages or None
 
 
-def _search_status(result: Any) -> str | None:
-    """A swallowed failure: the retriever returned nothing after the probe saw a 429 or a 4xx/5xx."""
-    if _probe.saw(429):
-        return names.STATUS_RATE_LIMITED
-    if not result and _probe.saw_failure():
-        return names.STATUS_ERROR
-    return None
-
-
 def _link(args: Sequence[Any], kwargs: Mapping[str, Any]) -> str | None:
     link = _shapes.arg(args, kwargs, 0, "link")
     return link if isinstance(link, str) else None
@@ -112,7 +103,7 @@ def _scrape_status(result: Any) -> str | None:
 
 def _retriever_spec(name: str) -> ToolSpec:
     return ToolSpec(f"gpt_researcher.{name}", names.TOOL_KIND_SEARCH, query_from=QUERY_FROM_INSTANCE,
-                    result_urls=_result_urls, result_pages=_result_pages, classify=_search_status,
+                    result_urls=_result_urls, result_pages=_result_pages, classify=_shapes.swallowed_failure,
                     is_rate_limit=_shapes.rate_limited, skip_self=True)
 
 

@@ -14,14 +14,16 @@ import inspect
 import logging
 import sys
 import threading
+from contextlib import contextmanager
 from importlib import metadata
 from types import ModuleType
-from typing import Any, Callable, Iterable, Union
+from typing import Any, Callable, Iterable, Iterator, Union
 
 import wrapt
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from citetrace.capture._context import IN_TOOL
 from citetrace.capture._core import ainvoke, invoke
 from citetrace.instrumentation import _probe
 from citetrace.instrumentation._table_types import Patch, Probe, Wrap
@@ -179,10 +181,11 @@ class Patcher:
     def _wrapper(self, row: Patch) -> Callable[..., Any]:
         spec = row.spec
         patcher = self
+        own_span = row.own_span
         if row.is_async:
 
             async def _acall(wrapped: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-                with _probe.scope():
+                with _probe.scope(own_span), _own_span(own_span):
                     return await ainvoke(spec, wrapped, args, kwargs, current=False)
 
             def awrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...],
@@ -201,15 +204,29 @@ class Patcher:
         def wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
             if not patcher.active:
                 return wrapped(*args, **kwargs)
-            opened = open_scope()
+            opened = open_scope(own_span)
+            outer = IN_TOOL.set(False) if own_span else None
             try:
                 if pass_instance:
                     return invoke(spec, _dropping_first(wrapped), (instance, *args), kwargs, current=False)
                 return invoke(spec, wrapped, args, kwargs, current=False)
             finally:
+                if outer is not None:
+                    IN_TOOL.reset(outer)
                 close_scope(opened)
 
         return wrapper
+
+
+@contextmanager
+def _own_span(own: bool) -> Iterator[None]:
+    """For ``Patch.own_span`` rows: outside any enclosing tool call for the length of this one."""
+    token = IN_TOOL.set(False) if own else None
+    try:
+        yield
+    finally:
+        if token is not None:
+            IN_TOOL.reset(token)
 
 
 def tool_object_functions(target: Any) -> list[tuple[str, bool]]:

@@ -34,10 +34,11 @@ _SCOPE: ContextVar[_Seen | None] = ContextVar("citetrace_http_probe", default=No
 _open: set[_Seen] = set()
 
 
-def open_scope() -> tuple[Token[_Seen | None], _Seen] | None:
+def open_scope(fresh: bool = False) -> tuple[Token[_Seen | None], _Seen] | None:
     """Start collecting statuses for one tool call; None when a scope is already open (nested calls share
-    it). Cheap on purpose (it runs on every wrapped call): a context-variable set and a set insert."""
-    if _SCOPE.get() is not None:
+    it), unless ``fresh`` (a call that is a span of its own inside another: its statuses are its own). Cheap
+    on purpose (it runs on every wrapped call): a context-variable set and a set insert."""
+    if not fresh and _SCOPE.get() is not None:
         return None
     seen = _Seen()
     _open.add(seen)  # set.add/discard are atomic under the GIL; readers copy with tuple()
@@ -53,9 +54,9 @@ def close_scope(opened: tuple[Token[_Seen | None], _Seen] | None) -> None:
 
 
 @contextmanager
-def scope() -> Iterator[None]:
+def scope(fresh: bool = False) -> Iterator[None]:
     """``open_scope``/``close_scope`` as a context manager (for tests and async code)."""
-    opened = open_scope()
+    opened = open_scope(fresh)
     try:
         yield
     finally:

@@ -84,6 +84,17 @@ def probe_classify(result: Any) -> str | None:
     return names.STATUS_RATE_LIMITED if _probe.saw(429) else None
 
 
+def swallowed_failure(result: Any) -> str | None:
+    """A ``classify`` hook for retrievers that catch their failures and return nothing: ``rate_limited`` when
+    the probe saw a 429, ``error`` when it saw another 4xx/5xx and nothing came back, else the default
+    (``empty`` for no results)."""
+    if _probe.saw(429):
+        return names.STATUS_RATE_LIMITED
+    if not result and _probe.saw_failure():
+        return names.STATUS_ERROR
+    return None
+
+
 def markdown_links(text: Any) -> list[str] | None:
     """URLs of ``[title](url)`` links in a markdown string (None for non-strings)."""
     if not isinstance(text, str):

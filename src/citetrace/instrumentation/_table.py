@@ -16,6 +16,7 @@ from citetrace.instrumentation import (
     _requests_status,
     _serpapi,
     _smolagents,
+    _storm_web,
     _tavily,
     _trafilatura,
 )
@@ -39,6 +40,7 @@ ROWS: tuple[Row, ...] = (
     *_llamaindex_tools.ROWS,
     *_mcp.ROWS,
     *_gpt_researcher_web.ROWS,
+    *_storm_web.ROWS,
     *_agents.ROWS,
     *_providers.ROWS,
     *_requests_status.ROWS,

@@ -25,6 +25,10 @@ class Patch:
     spec: ToolSpec
     is_async: bool | None = False
     pass_instance: bool = False
+    own_span: bool = False
+    """A span of its own even inside another citetrace tool call, with its own status probe: for page reads a
+    search tool makes itself (knowledge-storm's retrievers reading their results), which are other operations
+    than the search, not the same call seen twice (the rule that nests everything else into the outer span)."""
 
     @property
     def key(self) -> str:

@@ -6,7 +6,8 @@ One scripted research session per framework runs against it, with outcomes fixed
 
 - ``POST /search``: a query with ``nothing`` finds no results; ``throttle`` gets HTTP 429 (tavily-python
   raises ``UsageLimitExceededError``); any other query returns the two ``GOOD`` pages;
-- ``POST /serper/search``: the same outcomes in Serper's shape (CrewAI's ``SerperDevTool``);
+- ``POST /serper/search`` (or ``/google.serper.dev/search``, Serper's own host rerouted): the same outcomes in
+  Serper's shape (CrewAI's ``SerperDevTool``, knowledge-storm's ``SerperRM``);
 - ``POST /v1/responses``: an OpenAI Responses API reply whose model used its hosted web search;
 - ``POST /v1/chat/completions``: the reply of the scripted chat model ``ResearchWeb.chat`` (when set), and
   ``POST /v1/embeddings``: the same unit vector for every input (every chunk is equally relevant);
@@ -57,7 +58,7 @@ class ResearchWeb:
                     self._send(200, chat_completion(body, web.chat(body)))
                 elif self.path == "/v1/embeddings":
                     self._send(200, embeddings(body))
-                elif self.path.startswith("/serper/"):
+                elif self.path.startswith(("/serper/", "/google.serper.dev/")):
                     self._send(*web.serper(str(body.get("q", ""))))
                 elif self.path.endswith("/search"):
                     self._send(*web.search(str(body.get("query", ""))))

@@ -6,13 +6,9 @@ reference list are the citations). A ``write_report`` without ``conduct_research
 a researcher dropped after ``conduct_research`` ends its run when collected. Its ``multi_agents`` flow
 is a LangGraph graph and is covered by that row (the report is under the state's ``report`` key).
 
-Not run here against the real library: gpt-researcher 0.15.1 (the newest that resolves next to the other
-extras) pins numpy 2.2, python-dateutil 2.9 and filelock 3, so installing it would downgrade three packages
-the project already uses and add ~90 more (spacy, unstructured, pymupdf...). The row is written against
-gpt-researcher's ``agent.py`` (0.15/0.16: ``async conduct_research(self, on_progress=None)``, ``async
-write_report(self, ...) -> str``, ``self.query``); its tests run the same row on a stand-in class with those
-signatures (tests/instrumentation/agents/test_gpt_researcher_row.py), and it was checked by hand once against
-the real class in a venv of its own (docs/frameworks.md says what that covered).
+Tested against the real library (tests/instrumentation/agents/test_gpt_researcher.py, gpt-researcher 0.15.1
+in the venv ``scripts/setup`` builds) with a scripted model; its retrievers and scrapers are rows in
+``_gpt_researcher_web``. The stand-in class of test_gpt_researcher_row.py covers the keyed-run edge cases.
 """
 
 from __future__ import annotations

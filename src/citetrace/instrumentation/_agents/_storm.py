@@ -7,11 +7,10 @@ to ``url_to_info.json``. Their ``url_to_unified_index`` maps each URL to the num
 ``citetrace.citations`` (which resolves markers through a reference list) lists the URLs that the markers
 point to. The question is the topic.
 
-Not run here against the real library: knowledge-storm 1.1.1 needs dspy-ai 2.4.9, which needs openai<2
-(the installed openai is 3.x, which the OpenAI Agents SDK needs), and it pulls in torch. The row is written
-against knowledge-storm's ``storm_wiki/engine.py``. Its tests run it on a stand-in runner that writes the
-same files (tests/instrumentation/agents/test_storm_row.py), and it was checked by hand once against the real
-runner in a venv of its own (docs/frameworks.md says what that covered).
+Tested against the real library (tests/instrumentation/agents/test_storm.py, in the knowledge-storm venv
+``scripts/setup`` builds): a full run, research to polishing, with a scripted model; the rows of its
+retrievers and page reads are in ``_storm_web``. The stand-in runner of test_storm_row.py covers the file
+edge cases (no article, no or foreign ``url_to_info.json``).
 """
 
 from __future__ import annotations
