@@ -52,6 +52,7 @@ def test_shapes_that_are_not_contradictions(claim: str, page: str) -> None:
     ("The regulator expects to publish its decision by March 2028.", RULING),
     ("Consultancy spending was cut by a quarter, to £9 million.", SAVING),
     ("The company expects to reach full output of 45,000 units a month by the end of 2027.", PLAN),
+    ("The board voted 6–1 to approve the budget.", "The board voted 5–2 to approve the budget."),
 ])
 def test_the_same_shapes_still_contradict(claim: str, page: str) -> None:
     """Another multiplier, version, period, direction in the stating sentence, year or level: CONTRADICTED."""
@@ -60,10 +61,11 @@ def test_the_same_shapes_still_contradict(claim: str, page: str) -> None:
 
 def test_identifiers_versions_periods_and_multiples_are_their_own_kinds() -> None:
     """"TOI-2284", "CVE-2025-41877" and "COVID-19" are names; "3.4.2" and "Quillbase 7.0" versions; "2024–25" a
-    period (not 2024 and 25); "3x", "1.6 times" and "twice as" multiples; "2020–2023" stays two years."""
+    period (not 2024 and 25); "3x", "1.6 times" and "twice as" multiples; "2020–2023" stays two years; "5–2"
+    a vote or score, "40-50" a range."""
     kinds = [(f.kind, f.value) for f in extract_facts(
         "TOI-2284 c and CVE-2025-41877 (COVID-19): Quillbase 7.0 and 3.4.2, 3x and 1.6 times, twice as many, "
-        "in 2024–25 and 2020–2023.")]
+        "in 2024–25 and 2020–2023; voted 5–2 for 40-50 jobs.")]
     assert kinds == [("version", "7"), ("version", "3.4.2"), ("multiple", 3.0), ("multiple", 1.6),
                      ("multiple", 2.0), ("period", (2024, 2025)), ("date", (2020, None, None)),
-                     ("date", (2023, None, None))]
+                     ("date", (2023, None, None)), ("score", (5, 2)), ("number", 40.0)]

@@ -27,6 +27,7 @@ from citetrace.eval._facts import (
     Fact, as_version, comparable, dates_compatible, extract_facts, facts_equal, version_key,
 )
 from citetrace.eval._passages import simple_sentences
+from citetrace.eval._polarity import polarity_conflict
 from citetrace.eval._roles import role_word_conflict
 from citetrace.eval._slots import role_conflict, slot_conflict
 from citetrace.eval._types import ABSENT, CONTRADICTED, PARTIAL, SUPPORTED, Passage, Verdict
@@ -146,7 +147,7 @@ class DeterministicJudge:
         about the claim's wheat."""
         for s in stating:
             conflict = direction_conflict(claim, s.text) or from_to_swapped(claim, s.text) or entity_conflict(
-                claim, s.text, page) or role_word_conflict(claim, s.text)
+                claim, s.text, page) or role_word_conflict(claim, s.text) or polarity_conflict(claim, s.text, page)
             if conflict and s.overlap >= max(2, min(len(anchor_words(claim)), 3)):
                 return Verdict(CONTRADICTED, self.name, s.text.strip(), conflict[1], (conflict[0],))
         return None

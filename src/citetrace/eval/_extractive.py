@@ -88,6 +88,11 @@ def _lexicon() -> tuple[_Pairs, dict[str, str]]:
         (up, down, "rose / fell"),
         (frozenset({stem("approved"), stem("approve")}), frozenset({stem("rejected"), stem("reject")}),
          "approved / rejected"),
+        (frozenset({stem("accepted"), stem("accept")}), frozenset({stem("rejected"), stem("refused"),
+                                                                  stem("declined")}), "accepted / rejected"),
+        (frozenset({stem("granted")}), frozenset({stem("refused"), stem("denied")}), "granted / refused"),
+        (frozenset({stem("upheld")}), frozenset({stem("overturned"), stem("quashed")}), "upheld / overturned"),
+        (frozenset({stem("allowed")}), frozenset({stem("dismissed")}), "allowed / dismissed"),
         (frozenset({"above"}), frozenset({"below"}), "above / below"),
         (frozenset({stem("won"), stem("win")}), frozenset({stem("lost"), stem("lose")}), "won / lost"),
         (frozenset({stem("surplus")}), frozenset({stem("deficit")}), "surplus / deficit"),
@@ -101,11 +106,15 @@ def _lexicon() -> tuple[_Pairs, dict[str, str]]:
 
 
 _LOCAL = re.compile(r"[a-z][a-z\-']*|\d[\d,.]*")
+_LITTLE_CHANGED = re.compile(r"\b(?:little|barely|largely|broadly|virtually|almost|essentially)\s+(?:changed|"
+                             r"unchanged)\b|\bheld\s+(?:steady|stable)\b")
+"""A state in words ("Oats were little changed at 1.1 million tonnes") is the unchanged direction."""
 
 
 def _direction_near(text: str, fact: Fact) -> str | None:
     """The direction word closest to a value: up to three words before it, or two after it."""
-    before = [stem(w) for w in _LOCAL.findall(text[max(0, fact.start - 40):fact.start].lower())][-3:]
+    head = _LITTLE_CHANGED.sub("unchanged", text[max(0, fact.start - 40):fact.start].lower())
+    before = [stem(w) for w in _LOCAL.findall(head)][-3:]
     after = [stem(w) for w in _LOCAL.findall(text[fact.end:fact.end + 25].lower())][:2]
     direction = _lexicon()[1]
     for word in (*reversed(before), *after):

@@ -138,6 +138,15 @@ def version_key(text: str) -> str:
     return ".".join(parts)
 
 
+def _range(m: re.Match[str]) -> _Parsed:
+    """"40-50" is a range; "5–2" (the first at least the second, both small) is a vote or a score, compared
+    as written: "voted 5–2" is no range from 5 down to 2."""
+    low, high = _num(m[1], m[3]), _num(m[2], m[3])
+    if high <= low and not m[3] and low < 100:
+        return "score", (int(low), int(high)), None
+    return "number", low, high
+
+
 def _multiple(m: re.Match[str]) -> _Parsed:
     """"3x", "1.6 times", "three times", "twice", "fourfold": a ratio, compared only with ratios."""
     raw = next(g for g in m.groups() if g)
@@ -208,8 +217,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], _Parser], ...] = (
     (re.compile(rf"\b{_YEAR}\b(?!\s*(?:%|percent|'s|’s))"), lambda m: ("date", (int(m[1]), None, None), None)),
     (re.compile(rf"\bbetween\s+({_NUM})\s+and\s+({_NUM}){_SCALE_RE}(?![\w%])", re.I),
      lambda m: ("number", _num(m[1], m[3]), _num(m[2], m[3]))),
-    (re.compile(rf"(?<![\w.\-–])({_NUM}){_RANGE}({_NUM}){_SCALE_RE}(?![\w%.]\d)(?![\w%])", re.I),
-     lambda m: ("number", _num(m[1], m[3]), _num(m[2], m[3]))),
+    (re.compile(rf"(?<![\w.\-–])({_NUM}){_RANGE}({_NUM}){_SCALE_RE}(?![\w%.]\d)(?![\w%])", re.I), _range),
     (re.compile(rf"(?<![\w.])({_NUM}){_SCALE_RE}(?![\w%])", re.I), lambda m: ("number", _num(m[1], m[2]), None)),
     (re.compile(rf"\b({_WORDNUM})\s*(%|percent\b|per cent\b)", re.I),
      lambda m: ("percent", ("%", float(_word_value(m[1]))), None)),
@@ -401,7 +409,7 @@ def facts_equal(claim: Fact, other: Fact) -> bool:
         return _dates_agree(claim, other)
     if claim.kind == "quote":
         return claim.value == other.value or str(claim.value) in str(other.value)
-    if claim.kind in ("version", "period"):
+    if claim.kind in ("version", "period", "score"):
         return bool(claim.value == other.value)
     if claim.kind in ("money", "percent"):
         (cu, cv), (ou, ov) = claim.value, other.value

@@ -70,6 +70,33 @@ def _list(claim: str, sentence: str) -> str | None:
     return None
 
 
+_PLACED = re.compile(r"\b([a-z]{3,})\s+(?:in|at)\s+((?:[A-Z][\w'’-]+)(?:(?:\s*,\s*|\s+(?:and|or)\s+)[A-Z][\w'’-]+)*)")
+
+
+def _places(text: str) -> dict[str, set[str]]:
+    """Noun stem -> the names after it ("schools in Umeå and Luleå": school -> both)."""
+    out: dict[str, set[str]] = {}
+    for m in _PLACED.finditer(text):
+        names = {n.lower() for n in re.split(r"\s*,\s*|\s+(?:and|or)\s+", m.group(2)) if n}
+        out.setdefault(stem(m.group(1)), set()).update(names)
+    return out
+
+
+def _placed(claim: str, sentence: str) -> str | None:
+    """A list member moved to another noun: "schools in Umeå and Bergen and a concert hall in Luleå" against
+    "schools in Umeå and Luleå and a concert hall in Bergen" (the claim's name is the page's name for
+    another noun of the same sentence, and not for the claim's noun)."""
+    theirs = _places(sentence)
+    for noun, names in _places(claim).items():
+        if noun not in theirs:
+            continue
+        for name in names - theirs[noun]:
+            other = next((n for n, ns in theirs.items() if n != noun and name in ns), None)
+            if other:
+                return f"the passage places {name!r} under {other!r}, not {noun!r}"
+    return None
+
+
 def _stance(claim: str, sentence: str) -> str | None:
     def sides(text: str) -> set[str]:
         return {"against" if m.group(2).lower() == "against" else "for" for m in _STANCE.finditer(text)}
@@ -98,7 +125,8 @@ def role_word_conflict(claim: str, sentence: str) -> tuple[str, str] | None:
     """(flag, explanation) for the first rule above that fires, or None."""
     if _NEGATED.search(claim) or _NEGATED.search(sentence):
         return None
-    for flag, rule in (("agent_mismatch", _agent), ("list_mismatch", _list), ("stance_mismatch", _stance),
+    for flag, rule in (("agent_mismatch", _agent), ("list_mismatch", _list), ("list_mismatch", _placed),
+                       ("stance_mismatch", _stance),
                        ("state_mismatch", _state)):
         found = rule(claim, sentence)
         if found:
