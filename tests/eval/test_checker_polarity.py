@@ -1,5 +1,6 @@
 """det-4: contradictions in words (negation, accepted/rejected, a state in words, a split vote, another actor,
-a list member under another noun), each with the paraphrase that must stay uncontradicted."""
+a list member under another noun, another birthplace, another lender, the date a plan was moved from), each
+with the paraphrase that must stay uncontradicted."""
 
 from __future__ import annotations
 
@@ -23,6 +24,9 @@ BOARD = "The board voted 5–2 to approve the budget for next year."
 MATCH = ("Wexford Athletic beat Carlow United 3–1 on Sunday. United finished with ten men after their goalkeeper "
          "was sent off, and Athletic scored twice in the last ten minutes.")
 FIRM = "The firm has offices in Leeds and York and a warehouse in Hull."
+POET = "Ines Vidal (born 1948 in Porto) moved to Lisbon in 1970, where she taught for thirty years."
+LOAN = "The gallery's star loan, a twelfth-century psalter, was lent by the Royal Library of Turin."
+DEPOT = "The new bus depot, delayed from 2023, is now expected to open in autumn 2025."
 
 
 @pytest.mark.parametrize("claim, page", [
@@ -34,6 +38,9 @@ FIRM = "The firm has offices in Leeds and York and a warehouse in Hull."
     ("The board unanimously approved the budget for next year.", BOARD),
     ("Athletic finished with ten men after their goalkeeper was sent off.", MATCH),
     ("The firm has offices in Leeds and Hull and a warehouse in York.", FIRM),
+    ("Ines Vidal was born in Lisbon in 1948.", POET),
+    ("The twelfth-century psalter was lent by the Ashmolean Museum.", LOAN),
+    ("The new bus depot opened in 2023.", DEPOT),
 ])
 def test_contradictions_in_words(claim: str, page: str) -> None:
     """The stating sentence negates the claim, says the opposite outcome, state or vote, names another actor
@@ -52,6 +59,11 @@ def test_contradictions_in_words(claim: str, page: str) -> None:
     ("Carlow United ended the match with ten men after their goalkeeper's dismissal.", MATCH),
     ("The firm has offices in York and Leeds.", FIRM),
     ("Not every office of the firm is in Leeds; it also has one in York.", FIRM),
+    ("Ines Vidal, born in Porto in 1948, taught in Lisbon for thirty years.", POET),
+    ("Ines Vidal was born in Portugal in 1948.", "Ines Vidal was born in Porto, Portugal, in 1948."),
+    ("The twelfth-century psalter was lent by a library in Turin.", LOAN),
+    ("The new bus depot was originally due to open in 2023.", DEPOT),
+    ("The new bus depot, delayed from 2023, should open in autumn 2025.", DEPOT),
 ])
 def test_paraphrases_of_the_same_sentences_are_not_contradicted(claim: str, page: str) -> None:
     """The same facts in other words (or negated on both sides, or a comparative negation): not CONTRADICTED."""

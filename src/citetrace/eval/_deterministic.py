@@ -16,7 +16,8 @@ other aligned claim is PARTIAL, with a flag saying what was and was not checked.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 from citetrace.eval._align import anchor_words
@@ -34,6 +35,8 @@ from citetrace.eval._types import ABSENT, CONTRADICTED, PARTIAL, SUPPORTED, Pass
 
 __all__ = ["DeterministicJudge"]
 
+_ONCE_PLANNED = re.compile(r"\b(?:originally|initially|was due|were due|had been|scheduled|planned|delayed|"
+                           r"postponed|pushed back|put back|moved)\b", re.I)
 _SMALL_ORDINALS = frozenset({1.0, 2.0, 3.0})  # "one of 3 reasons" style counts are too weak to check
 
 
@@ -91,6 +94,9 @@ class DeterministicJudge:
             s.facts = _with_versions(s.facts, versions)
         claim_facts = [f for f in _with_versions(extract_facts(claim), versions)
                        if f.kind != "number" or f.value not in _SMALL_ORDINALS or f.high is not None or f.unit]
+        if _ONCE_PLANNED.search(claim):  # the claim itself speaks of the old date: it may match it
+            for s in aligned:
+                s.facts = [replace(f, baseline=False) if f.kind in ("date", "period") else f for f in s.facts]
         best = max(aligned, key=lambda s: (sum(any(facts_equal(c, o) for o in s.facts) for c in claim_facts),
                                            s.overlap))
         conflict = self._word_conflict(claim, _stating(aligned, best, bool(claim_facts)), page)
@@ -186,7 +192,7 @@ def _same_slot(fact: Fact, other: Fact, claim_facts: Sequence[Fact], sentence: _
     if not facts_equal(fact, other) or not comparable(fact, other):
         return False
     if fact.kind in ("date", "period") or fact.baseline == other.baseline:
-        return True
+        return fact.baseline == other.baseline  # "opened in 2024" is not "delayed from 2024"
     after = [f for f in sentence.facts if f.kind in ("date", "period") and 0 <= f.start - other.end <= 25]
     return any(facts_equal(c, d) for c in claim_facts if c.kind in ("date", "period") for d in after)
 

@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterator
 
 from citetrace.eval._align import STOP, anchor_words, content_stems, stem
 from citetrace.eval._quantities import FRACTION, fraction_value, qualifier_before, values_agree
+from citetrace.eval._quotes import quotations
 
 __all__ = ["Fact", "extract_facts", "facts_equal", "comparable", "find_dates", "anchor_words", "quotations",
            "as_version", "version_key", "dates_compatible"]
@@ -73,7 +74,8 @@ class Fact:
     """The upper end of a range (for a date range, the last day)."""
     baseline: bool = False
     """The value is a point of comparison ("up from 41 %", "compared with six", "against 272 a year
-    earlier"), not the value the sentence is about."""
+    earlier"; for a date, the date something was moved from: "delayed from 2024"), not the value the
+    sentence is about."""
     step: str = ""
     """"change" for an amount of change ("by EUR 2 million", "saving £4.8 million", "a rise of 9 %"),
     "level" for where a quantity ended ("to £9.6 million", "at 3.75 %"), else "": a saving is never the
@@ -231,9 +233,6 @@ _BASELINE_BEFORE = re.compile(r"(?:\bfrom|compared\s+(?:with|to)|\bagainst|\btha
                               r"(?:(?:about|around|just|only|the|a|an|in|on|for|with)\s+)*$", re.I)
 _BASELINE_AFTER = re.compile(r"^[^,.;]{0,30}?\b(?:a year earlier|the year before|a year ago|the previous year|"
                              r"previously)\b", re.I)
-_TITLE_CUE = re.compile(r"(?:titled|entitled|called|named|headlined|report|study|paper|book|article|series|"
-                        r"film|show|album|song|programme|program|campaign|plan)\s*$", re.I)
-_QUOTE_PAIRS = re.compile(r"\"([^\"\n]{1,400})\"|“([^“”\n]{1,400})”")
 
 
 def _unit_after(text: str, end: int) -> str:
@@ -253,6 +252,11 @@ _LEVEL_BEFORE = re.compile(r"\b(?:to|at|reach(?:ed|ing|es)?|totall?(?:ed|ing)?|s
                            r"nearly|almost|some|an estimated|just|only)\s+)?$", re.I)
 
 
+_MOVED_FROM = re.compile(r"\b(?:delayed|postponed|pushed back|put back|moved|brought forward|rescheduled|slipped)\s+"
+                         r"from\s+(?:(?:the|early|late|mid|end of|spring|summer|autumn|fall|winter)\s+)*$", re.I)
+"""A date something was moved from ("delayed from 2024") is its old date, a point of comparison."""
+
+
 def _step(text: str, start: int) -> str:
     head = text[max(0, start - 30):start]
     return "change" if _CHANGE_BEFORE.search(head) else "level" if _LEVEL_BEFORE.search(head) else ""
@@ -260,26 +264,6 @@ def _step(text: str, start: int) -> str:
 
 def _is_baseline(text: str, start: int, end: int) -> bool:
     return bool(_BASELINE_BEFORE.search(text[max(0, start - 30):start]) or _BASELINE_AFTER.match(text[end:end + 45]))
-
-
-def _is_title(inner: str, before: str) -> bool:
-    """A quoted title ("Housing Outlook 2024", the report "Fair Shares") is not a quotation."""
-    words = re.findall(r"[A-Za-z][A-Za-z'’-]*", inner)
-    long = [w for w in words if len(w) > 3]
-    title_case = bool(long) and sum(w[0].isupper() for w in long) / len(long) >= 0.6
-    return title_case or bool(_TITLE_CUE.search(before))
-
-
-def quotations(text: str) -> list[tuple[int, int, str]]:
-    """(start, end, normalised inner text) of each quotation: quote marks paired in order (two separate
-    quotations never merge), at least three words, titles excluded."""
-    out: list[tuple[int, int, str]] = []
-    for m in _QUOTE_PAIRS.finditer(text):
-        inner = m.group(1) if m.group(1) is not None else m.group(2)
-        if len(inner.split()) < 3 or _is_title(inner, text[max(0, m.start() - 20):m.start()]):
-            continue
-        out.append((m.start(), m.end(), " ".join(inner.lower().split()).strip(" ,.")))
-    return out
 
 
 def extract_facts(text: str) -> list[Fact]:
@@ -306,7 +290,8 @@ def extract_facts(text: str) -> list[Fact]:
             if kind == "percent":  # a share ("64 % of farms", "two thirds of") is not a change ("up 9 %")
                 unit = "of" if pattern is FRACTION or re.match(r"\s+of\b", text[m.end():]) else ""
             facts.append(Fact(kind, value, m.group(0), m.start(), m.end(), unit, qualifier, high,
-                              kind not in ("date", "period") and _is_baseline(text, m.start(), m.end()),
+                              _is_baseline(text, m.start(), m.end()) if kind not in ("date", "period")
+                              else bool(_MOVED_FROM.search(text[max(0, m.start() - 40):m.start()])),
                               _step(text, m.start()) if kind in ("money", "percent", "number") else ""))
     facts.sort(key=lambda f: f.start)
     return _with_context(text, [_named_version(text, f) for f in facts])

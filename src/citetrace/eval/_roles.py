@@ -8,7 +8,10 @@ a missing word, so that a paraphrase stays PARTIAL:
 - **agent**: "led by an existing investor" against "led by Northgate Ventures, with participation from
   two existing investors": the same verb with "by", the claim's agent sharing no word with the page's,
   and every word of the claim's agent used elsewhere in that sentence (in another role). An agent the
-  page never mentions ("funded by the EU" against "funded by the European Commission") is not judged.
+  page never mentions ("funded by the EU" against "funded by the European Commission") is not judged,
+  unless both are full proper names sharing no word ("lent by the Victoria and Albert Museum" against
+  "lent by the British Library").
+- **place**: one birthplace or place of death ("born in Stockholm" against "born 1961 in Uppsala").
 - **list**: "included in the Starter plan" against "available on the Business and Enterprise plans": the
   same head noun after a run of names, and the claim's name not among the page's.
 - **stance**: "voted for" against "voted against" (also argued, campaigned, spoke).
@@ -27,7 +30,7 @@ from citetrace.eval._facts import extract_facts
 __all__ = ["role_word_conflict"]
 
 _NEGATED = re.compile(r"\b(?:not|no|never|without|neither|nor|cannot)\b|n't\b", re.I)
-_AGENT = re.compile(r"\b([a-z]+)\s+by\s+([^,.;:()]{2,60}?)(?=\s*(?:[,.;:()]|\bwith\b|\band\b|\bwho\b|$))")
+_AGENT = re.compile(r"\b([a-z]+)\s+by\s+([^,.;:()]{2,60}?)(?=\s*(?:[,.;:()]|\bwith\b|\band\b(?!\s+[A-Z])|\bwho\b|$))")
 _LIST = re.compile(r"\b((?:[A-Z][\w'’-]+)(?:(?:\s*,\s*|\s+(?:and|or)\s+)[A-Z][\w'’-]+)*)\s+([a-z]{3,})\b")
 _STANCE = re.compile(r"\b(vot\w*|argu\w*|campaign\w*|spoke|speak\w*)\s+(for|in favour of|in favor of|against)\b",
                      re.I)
@@ -46,8 +49,32 @@ def _agent(claim: str, sentence: str) -> str | None:
         mine = set(content_stems(m.group(2)))
         if other is None or not mine or extract_facts(m.group(2)) or extract_facts(other):
             continue
-        if not mine & set(content_stems(other)) and mine <= sentence_stems:
+        if mine & set(content_stems(other)):
+            continue
+        if mine <= sentence_stems or (_proper(m.group(2)) and _proper(other) and not mine & sentence_stems):
             return f"the passage says {m.group(1)} by {other.strip()!r}, not {m.group(2).strip()!r}"
+    return None
+
+
+def _proper(agent: str) -> bool:
+    """A full proper name of two capitalised words at least, no acronym ("the British Library", "Northgate
+    Ventures"): two such names sharing no word are two agents; "the EU" may be "the European Commission"."""
+    words = [w for w in re.findall(r"[\w'’-]+", agent) if w.lower() not in ("the", "of", "and", "for", "a")]
+    return len(words) >= 2 and all(w[0].isupper() and not w.isupper() for w in words)
+
+
+_EVENT_PLACE = re.compile(r"\b(born|died)\b[^.;:]{0,25}?\bin\s+([A-Z][\w'’-]+(?:,?\s+[A-Z][\w'’-]+)*)")
+
+
+def _event_place(claim: str, sentence: str) -> str | None:
+    """One birthplace (or place of death): "born in Stockholm" against "(born 1961 in Uppsala)", whatever else
+    the sentence places in Stockholm; "born in Portugal" is not against "born in Porto, Portugal"."""
+    theirs = {m.group(1).lower(): m.group(2) for m in _EVENT_PLACE.finditer(sentence)}
+    for m in _EVENT_PLACE.finditer(claim):
+        other = theirs.get(m.group(1).lower())
+        if other and not set(m.group(2).lower().replace(",", " ").split()) & set(
+                other.lower().replace(",", " ").split()):  # "Porto, Portugal" holds "Portugal"
+            return f"the passage says {m.group(1)} in {other}, not {m.group(2)}"
     return None
 
 
@@ -125,7 +152,8 @@ def role_word_conflict(claim: str, sentence: str) -> tuple[str, str] | None:
     """(flag, explanation) for the first rule above that fires, or None."""
     if _NEGATED.search(claim) or _NEGATED.search(sentence):
         return None
-    for flag, rule in (("agent_mismatch", _agent), ("list_mismatch", _list), ("list_mismatch", _placed),
+    for flag, rule in (("agent_mismatch", _agent), ("place_mismatch", _event_place), ("list_mismatch", _list),
+                       ("list_mismatch", _placed),
                        ("stance_mismatch", _stance),
                        ("state_mismatch", _state)):
         found = rule(claim, sentence)
