@@ -62,16 +62,19 @@ def test_sdk_refuses_the_same_protocols() -> None:
 
 
 def test_configure_refuses_http_json_in_one_line(tmp_path: Path) -> None:
-    """configure() with OTEL_EXPORTER_OTLP_PROTOCOL=http/json raises before exporting anything."""
+    """configure() with OTEL_EXPORTER_OTLP_PROTOCOL=http/json raises before setting a global provider."""
     import os
     import subprocess
     import sys
 
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "CITETRACE_"))}
     env.update(OTEL_EXPORTER_OTLP_PROTOCOL="http/json", CITETRACE_STORE=f"sqlite:///{tmp_path / 's.db'}")
-    script = "import citetrace\ntry:\n    citetrace.configure()\nexcept ValueError as exc:\n    print(exc)\n"
+    script = ("import citetrace\nfrom opentelemetry import trace\nfrom opentelemetry.sdk.trace import TracerProvider\n"
+              "try:\n    citetrace.configure()\nexcept ValueError as exc:\n    print(exc)\n"
+              "print('global set' if isinstance(trace.get_tracer_provider(), TracerProvider) else 'global unset')\n")
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and "OTEL_EXPORTER_OTLP_PROTOCOL='http/json' is not supported" in out.stdout
+    assert out.stdout.strip().endswith("global unset"), out.stdout  # nothing half set up
 
 
 def test_unknown_exporter_name_is_named_and_skipped(caplog: pytest.LogCaptureFixture) -> None:

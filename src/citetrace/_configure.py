@@ -102,11 +102,11 @@ def _set_up(resolved: Settings, tracer_provider: TracerProvider | None, store: S
         else:
             service = resolved.service_name or "research-agent"
             provider = TracerProvider(resource=Resource.create({"service.name": service}))
+            owns = True
+            if exporter is None:  # before the global provider is set: an unsupported protocol leaves nothing set
+                exporters = exporters_from_env()
             if set_global:
                 trace.set_tracer_provider(provider)
-            owns = True
-            if exporter is None:
-                exporters = exporters_from_env()
     if not isinstance(provider, TracerProvider):
         raise TypeError("configure(tracer_provider=...) expects an opentelemetry.sdk.trace.TracerProvider")
 
