@@ -7,7 +7,8 @@ One scripted research session per framework runs against it, with outcomes fixed
 - ``POST /search``: a query with ``nothing`` finds no results; ``throttle`` gets HTTP 429 (tavily-python
   raises ``UsageLimitExceededError``); any other query returns the two ``GOOD`` pages;
 - ``POST /serper/search`` (or ``/google.serper.dev/search``, Serper's own host rerouted): the same outcomes in
-  Serper's shape (CrewAI's ``SerperDevTool``, knowledge-storm's ``SerperRM``);
+  Serper's shape (CrewAI's ``SerperDevTool``, knowledge-storm's ``SerperRM``); a query with ``broken`` gets no
+  response at all (the connection is closed; logged with status 0);
 - ``POST /v1/responses``: an OpenAI Responses API reply whose model used its hosted web search;
 - ``POST /v1/chat/completions``: the reply of the scripted chat model ``ResearchWeb.chat`` (when set), and
   ``POST /v1/embeddings``: the same unit vector for every input (every chunk is equally relevant);
@@ -58,6 +59,9 @@ class ResearchWeb:
                     self._send(200, chat_completion(body, web.chat(body)))
                 elif self.path == "/v1/embeddings":
                     self._send(200, embeddings(body))
+                elif self.path.startswith(("/serper/", "/google.serper.dev/")) and "broken" in str(body.get("q")):
+                    web.requests.append((self.command, self.path, 0))
+                    self.close_connection = True  # no response at all: the client raises (RemoteDisconnected)
                 elif self.path.startswith(("/serper/", "/google.serper.dev/")):
                     self._send(*web.serper(str(body.get("q", ""))))
                 elif self.path.endswith("/search"):

@@ -4,7 +4,8 @@ The run opens at ``conduct_research`` (question: the instance's ``query``), stay
 awaits, and ends when ``write_report`` returns the report, which is the answer (its markdown links and
 reference list are the citations). A ``write_report`` without ``conduct_research`` is a run of its own;
 a researcher dropped after ``conduct_research`` ends its run when collected. Its ``multi_agents`` flow
-is a LangGraph graph and is covered by that row (the report is under the state's ``report`` key).
+is a LangGraph graph and is covered by that row (the report is under the state's ``report`` key; tested end
+to end too).
 
 Tested against the real library (tests/instrumentation/agents/test_gpt_researcher.py, gpt-researcher 0.15.1
 in the venv ``scripts/setup`` builds) with a scripted model; its retrievers and scrapers are rows in

@@ -4,8 +4,10 @@ OpenAI-compatible model (``OPENAI_BASE_URL``). Imports nothing of citetrace. Run
 
 Usage: ``python agent.py BASE MODE``. MODE ``research`` runs one researcher; ``twice`` runs two researchers
 one after the other (two runs); ``concurrent`` runs two at once with ``asyncio.gather``; ``report_only`` calls
-``write_report`` with an external context and no research (a run of its own). Prints the reports' equality
-with the scripted answer as JSON.
+``write_report`` with an external context and no research (a run of its own); ``multi_agents`` runs the
+wheel's ``multi_agents`` LangGraph flow (``ChiefEditorAgent``: an initial researcher, an editor's plan, one
+section researched by a sub-graph with its own researcher, a writer, a publisher writing markdown) and prints
+its state's ``report``. Prints the reports' equality with the scripted answer as JSON.
 
 tiktoken downloads its vocabularies at run time (gpt-researcher estimates costs with it), which this
 machine cannot: the script registers byte-level encodings under the same names. That is model data, not
@@ -46,6 +48,13 @@ async def main() -> object:
         return [await research("Q1") == ANSWER, await research("Q2") == ANSWER]
     if MODE == "concurrent":
         return [r == ANSWER for r in await asyncio.gather(research("Q1"), research("Q2"))]
+    if MODE == "multi_agents":
+        from multi_agents.agents import ChiefEditorAgent
+
+        task = {"query": "What is OpenTelemetry?", "max_sections": 1, "include_human_feedback": False,
+                "follow_guidelines": False, "guidelines": [], "model": "gpt-4o-mini", "verbose": False,
+                "publish_formats": {"markdown": True, "pdf": False, "docx": False}}
+        return (await ChiefEditorAgent(task).run_research_task(task_id="t1"))["report"]
     if MODE == "report_only":
         researcher = GPTResearcher(query="What is OpenTelemetry?", report_type="research_report", verbose=False)
         return await researcher.write_report(ext_context="OpenTelemetry is a tracing standard.") == ANSWER
