@@ -61,6 +61,7 @@ def test_contradictions_in_words(claim: str, page: str) -> None:
     ("Not every office of the firm is in Leeds; it also has one in York.", FIRM),
     ("Ines Vidal, born in Porto in 1948, taught in Lisbon for thirty years.", POET),
     ("Ines Vidal was born in Portugal in 1948.", "Ines Vidal was born in Porto, Portugal, in 1948."),
+    ("The council raised council tax by 3 % last year.", "The council has not raised council tax this year."),
     ("The twelfth-century psalter was lent by a library in Turin.", LOAN),
     ("The new bus depot was originally due to open in 2023.", DEPOT),
     ("The new bus depot, delayed from 2023, should open in autumn 2025.", DEPOT),

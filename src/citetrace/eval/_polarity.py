@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 from citetrace.eval._align import content_stems
+from citetrace.eval._facts import extract_facts, facts_equal
 
 __all__ = ["polarity_conflict"]
 
@@ -53,12 +54,26 @@ def _negated_in(negating: str, other: str) -> str | None:
     of its content words (three at least) stated, without negation, in ONE clause of ``other``. "was not led
     by an existing investor" is not contradicted by "was led by Harbour Capital, with two existing
     investors": no single clause there says "led by ... existing investor"."""
-    clauses = [set(_stems(c)) for c in _CLAUSE.findall(other) if not _CUE.search(c)]
+    clauses = [c for c in _CLAUSE.findall(other) if not _CUE.search(c)]
     for clause in _CLAUSE.findall(negating):
         negated, words = _negated_stems(clause), set(_stems(clause))
-        if negated and len(words) >= _MIN_SHARED and any(words <= c for c in clauses):
+        if negated and len(words) >= _MIN_SHARED and any(words <= set(_stems(c)) and _same_when(clause, c)
+                                                         for c in clauses):
             return str(clause).strip()
     return None
+
+
+_WHEN = frozenset("last next previous former formerly earlier later ago this since until before after once "
+                  "originally initially".split())
+
+
+def _same_when(one: str, other: str) -> bool:
+    """The two clauses speak of the same time: the same time words, and every value of each in the other
+    ("has not raised council tax this year" says nothing against "raised council tax by 3 % last year")."""
+    if {w for w in _WORD.findall(one.lower()) if w in _WHEN} != {w for w in _WORD.findall(other.lower()) if w in _WHEN}:
+        return False
+    a, b = extract_facts(one), extract_facts(other)
+    return all(any(facts_equal(x, y) for y in b) for x in a) and all(any(facts_equal(y, x) for x in a) for y in b)
 
 
 def _negation(claim: str, sentence: str) -> str | None:
