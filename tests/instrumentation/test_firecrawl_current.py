@@ -125,3 +125,30 @@ def test_uninstrument_restores_the_new_methods() -> None:
     assert_restores([(v2_client.FirecrawlClient, "gov_search"), (v2_client.FirecrawlClient, "developer_search"),
                      (v2_async.AsyncFirecrawlClient, "gov_search"),
                      (v2_async.AsyncFirecrawlClient, "developer_search")])
+
+
+@responses.activate
+def test_scraped_page_status_decides(instrumented: CiteTraceInstrumentor, cap: Captured) -> None:
+    """A scrape whose page answered 404 (Firecrawl succeeds and reports it in metadata.status_code) is an error
+    read with that status, a 429 page rate_limited; a 200 page ok."""
+    for code, expected in ((404, names.STATUS_ERROR), (429, names.STATUS_RATE_LIMITED), (200, names.STATUS_OK)):
+        cap.clear()
+        responses.upsert(responses.POST, f"{API}/v2/scrape", json={"success": True, "data": {
+            "markdown": PAGE, "metadata": {"sourceURL": "https://fc.example/p", "statusCode": code}}})
+        client().scrape("https://fc.example/p", formats=["markdown"])
+        attrs = one_tool_span(cap)
+        assert (attrs[names.TOOL_STATUS], attrs[names.HTTP_RESPONSE_STATUS_CODE]) == (expected, code)
+
+
+@responses.activate
+def test_crawled_error_pages_are_not_read(instrumented: CiteTraceInstrumentor, cap: Captured) -> None:
+    """A crawl whose second page answered 404: both are results, only the first is a page read."""
+    pages = [{"markdown": PAGE, "metadata": {"sourceURL": f"https://site.example/{i}", "statusCode": code}}
+             for i, code in enumerate((200, 404))]
+    responses.post(f"{API}/v2/crawl", json={"success": True, "id": "c1", "url": f"{API}/v2/crawl/c1"})
+    responses.get(f"{API}/v2/crawl/c1", json={"success": True, "status": "completed", "completed": 2, "total": 2,
+                                              "creditsUsed": 2, "data": pages})
+    client().crawl("https://site.example/", poll_interval=0)
+    attrs = one_tool_span(cap)
+    assert list(attrs[names.URLS_RETURNED]) == ["https://site.example/0", "https://site.example/1"]
+    assert list(attrs[names.PAGES_RETURNED]) == ["https://site.example/0"]

@@ -232,7 +232,8 @@ def _int_status(value: Any) -> int | None:
 
 
 def http_status_of(result: Any) -> int | None:
-    """HTTP status from a response-like result (``status_code``/``status``) or a dict field."""
+    """HTTP status from a response-like result (``status_code``/``status``, or ``metadata.status_code`` of a
+    scraped document) or a dict field."""
     if isinstance(result, (str, bytes, list, tuple)) or result is None:
         return None
     if _is_map(result):
@@ -241,7 +242,12 @@ def http_status_of(result: Any) -> int | None:
             if status is not None:
                 return status
         return None
-    return _int_status(getattr(result, "status_code", None)) or _int_status(getattr(result, "status", None))
+    status = _int_status(getattr(result, "status_code", None)) or _int_status(getattr(result, "status", None))
+    if status is None:  # a scraped document that reports the page's status in its metadata (Firecrawl)
+        metadata = getattr(result, "metadata", None)
+        if metadata is not None and not _is_map(metadata):
+            status = _int_status(getattr(metadata, "status_code", None))
+    return status
 
 
 def http_status_of_exc(exc: BaseException) -> int | None:

@@ -1,7 +1,9 @@
 """Firecrawl (``firecrawl-py`` v4, the v2 API): ``scrape``, ``search``, ``gov_search``, ``developer_search``,
 ``crawl`` and ``batch_scrape``, sync and async.
 
-``scrape`` returns a ``Document`` (``markdown``, ``metadata.url``); ``search`` returns ``SearchData`` with
+``scrape`` returns a ``Document`` (``markdown``, ``metadata.url``, and the page's own HTTP status in
+``metadata.status_code``: a 4xx/5xx page is an ``error``, a 429 ``rate_limited``, with that status on the span;
+such pages of a crawl, batch or scraped search are not stored as read); ``search`` returns ``SearchData`` with
 results grouped under ``web``/``news``. With ``scrape_options`` a search result is a scraped ``Document``: its
 markdown is page text that came with the result, stored as a document of the run. ``gov_search`` (the
 Government Index) returns ``GovSearchResponse`` (results under ``data.web``) and ``developer_search`` (the
@@ -60,7 +62,8 @@ def _search_count(result: Any) -> int:
 def _search_pages(result: Any) -> list[tuple[str, str]] | None:
     """The scraped results' markdown (``scrape_options``): (URL, text) of each result that carries a page."""
     pages = [(url, text) for item in _search_items(result)
-             if (url := _item_url(item)) and isinstance(text := getattr(item, "markdown", None), str) and text.strip()]
+             if (url := _item_url(item)) and not _page_failed(item)
+             and isinstance(text := getattr(item, "markdown", None), str) and text.strip()]
     return pages or None
 
 
@@ -83,9 +86,15 @@ def _scrape_text(result: Any) -> str | None:
     return None
 
 
+def _page_failed(item: Any) -> bool:
+    """A scraped page whose own HTTP status (``metadata.status_code``) is a 4xx/5xx: its text is an error page."""
+    code = getattr(getattr(item, "metadata", None), "status_code", None)
+    return isinstance(code, int) and code >= 400
+
+
 def _job_pages(result: Any) -> list[tuple[str, str]] | None:
     pages = [(url, text) for item in _shapes.items_attr(result, "data") or ()
-             if (url := _item_url(item)) and (text := _scrape_text(item)) and text.strip()]
+             if (url := _item_url(item)) and not _page_failed(item) and (text := _scrape_text(item)) and text.strip()]
     return pages or None
 
 
