@@ -21,9 +21,11 @@ with it.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any, Mapping
 from urllib.parse import parse_qs, unquote, urlsplit
 
 __all__ = ["FetchRule", "SHIPPED", "match", "normalise", "parse_rules"]
@@ -44,11 +46,16 @@ class FetchRule:
     methods: tuple[str, ...] = ("GET",)
     json_content: tuple[str, ...] = ()
     """Where a JSON answer keeps the page text (Jina's ``Accept: application/json``: ``data.content``)."""
+    body_field: str | None = None
+    """A POST to exactly ``path`` names the page in this field of its JSON body (Jina: ``{"url": ...}``)."""
 
-    def target(self, method: str, path: str, query: str) -> str | None:
+    def target(self, method: str, path: str, query: str, body: Any = None) -> str | None:
         """The page URL a request fetches, or None when the request is not this rule's."""
         if method.upper() not in self.methods:
             return None
+        if method.upper() == "POST" and self.body_field is not None:
+            value = _json(body).get(self.body_field) if path == self.path else None
+            return _page_url(value) if isinstance(value, str) else None
         if self.param is None:
             if not path.startswith(self.path):
                 return None
@@ -61,6 +68,18 @@ class FetchRule:
         if self.param is None and not re.match(r"^https?:/", tail, flags=re.I):
             tail = unquote(tail)  # an encoded page URL (r.jina.ai/https%3A%2F%2F...); a plain one is kept as is
         return _page_url(tail)
+
+
+def _json(body: Any) -> Mapping[str, Any]:
+    if isinstance(body, Mapping):
+        return body
+    if not isinstance(body, (bytes, str)) or not body:
+        return {}
+    try:
+        data = json.loads(body)
+    except (ValueError, TypeError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def _page_url(tail: str) -> str | None:
@@ -77,9 +96,10 @@ def _page_url(tail: str) -> str | None:
 
 
 SHIPPED: dict[str, FetchRule] = {
-    # https://jina.ai/reader: GET r.jina.ai/<url>; with Accept: application/json the answer is
-    # {"code": 200, "data": {"url", "title", "content"}}
-    "jina_reader": FetchRule("jina_reader", "r.jina.ai", "/", json_content=("data", "content")),
+    # https://jina.ai/reader: GET r.jina.ai/<url>, or POST r.jina.ai/ with {"url": <url>}; with
+    # Accept: application/json the answer is {"code": 200, "data": {"url", "title", "content"}}
+    "jina_reader": FetchRule("jina_reader", "r.jina.ai", "/", methods=("GET", "POST"),
+                             json_content=("data", "content"), body_field="url"),
 }
 """The rules citetrace ships, each turned on by naming it."""
 
@@ -129,7 +149,7 @@ def normalise(raw: str) -> str:
     return raw.strip()
 
 
-def match(raw: str | None, method: str, url: str) -> tuple[FetchRule, str] | None:
+def match(raw: str | None, method: str, url: str, body: Any = None) -> tuple[FetchRule, str] | None:
     """The opted-in rule a request falls under and the page URL it fetches; None for every other request."""
     if not raw:
         return None
@@ -141,7 +161,7 @@ def match(raw: str | None, method: str, url: str) -> tuple[FetchRule, str] | Non
     host = (parts.hostname or "").lower()
     for rule in rules:
         if rule.host == host:
-            target = rule.target(method, parts.path or "/", parts.query)
+            target = rule.target(method, parts.path or "/", parts.query, body)
             if target is not None:
                 return rule, target
     return None

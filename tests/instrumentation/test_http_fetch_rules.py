@@ -68,6 +68,26 @@ def test_jina_reader_is_a_fetch_of_the_page(instrumented: Any, rules_cap: Captur
     assert (summary.reads, summary.cited_not_fetched) == (1, 0)
 
 
+@pytest.mark.parametrize("client", list(CLIENTS))
+def test_jina_reader_post_names_the_page_in_the_body(instrumented: Any, rules_cap: Captured, dns: LocalServer,
+                                                     client: str) -> None:
+    """POST r.jina.ai/ with {"url": <url>} is a fetch of <url>, like the GET form."""
+    dns.routes["/"] = (200, PAGE, "text/plain")
+    _send(client, Call("POST", f"http://r.jina.ai:{dns.port}/", {}, {"url": PAGE_URL}))
+    span = one_tool_span(rules_cap)
+    assert (span[names.URL_FULL], span[names.TOOL_STATUS]) == (PAGE_URL, "ok")
+    assert rules_cap.store.get_ref(str(span[names.STORE_REF])) == PAGE
+
+
+def test_jina_post_without_a_page_is_no_fetch() -> None:
+    """A POST with no url field, or to another path, is not a fetch."""
+    assert _fetchrules.match("jina_reader", "POST", "https://r.jina.ai/", b'{"q": "x"}') is None
+    assert _fetchrules.match("jina_reader", "POST", "https://r.jina.ai/other", {"url": PAGE_URL}) is None
+    assert _fetchrules.match("jina_reader", "POST", "https://r.jina.ai/", "not json") is None
+    found = _fetchrules.match("jina_reader", "POST", "https://r.jina.ai/", b'{"url": "example.org/a"}')
+    assert found is not None and found[1] == "https://example.org/a"
+
+
 @pytest.mark.parametrize("client", ["requests", "aiohttp"])
 def test_jina_json_answer_stores_the_content(instrumented: Any, rules_cap: Captured, dns: LocalServer,
                                              client: str) -> None:

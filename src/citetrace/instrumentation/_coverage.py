@@ -143,7 +143,9 @@ def _fetch_rules() -> list[str]:
         where = f"`{rule.host}{rule.path}<url>`" if rule.param is None else f"`{rule.host}{rule.path}?{rule.param}=<url>`"
         text = f"page text: the body, or `{'.'.join(rule.json_content)}` of a JSON answer" if rule.json_content \
             else "page text: the body"
-        lines.append(f"| {rule.name} | {where} | {', '.join(rule.methods)} | fetch | the page URL `<url>`; {text} |")
+        url = "the page URL `<url>`" + (f" (POST `{rule.host}{rule.path}`: `{rule.body_field}` in the JSON body)"
+                                         if rule.body_field else "")
+        lines.append(f"| {rule.name} | {where} | {', '.join(rule.methods)} | fetch | {url}; {text} |")
     return lines
 
 

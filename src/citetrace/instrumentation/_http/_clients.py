@@ -35,7 +35,7 @@ def recognise(sent: t.Sent | None, read: Read) -> ToolSpec | None:
     found = match(sent.method, sent.url, sent.body)
     if found is not None:
         return search_spec(found[0], found[1], read)
-    fetch = _fetchrules.match(_telemetry.current().settings.fetch_rules, sent.method, sent.url)
+    fetch = _fetchrules.match(_telemetry.current().settings.fetch_rules, sent.method, sent.url, sent.body)
     return fetch_spec(fetch[0], fetch[1], read) if fetch is not None else None
 
 
