@@ -102,7 +102,7 @@ def format_judge_report(report: JudgeReport) -> str:
     if report.judge == "deterministic":
         fs = report.flagger.get("false_support", (0, 0))
         support = ("offline SUPPORTED comes only from the extractive rule; its false-support rate on this set is "
-                   f"{fs[0]}/{fs[1]}; the rule is kept only while it stays at or below 2 % on all three shipped sets "
+                   f"{fs[0]}/{fs[1]}; the rule is kept only while it stays at or below 2 % on every shipped set "
                    "(docs/eval.md)\n")
     return (f"judge {report.judge} on {report.n} labelled pairs\n\n{matrix}\n\n{per}\n\n"
             f"flagger targets:\n{targets}\n{support}"
