@@ -20,7 +20,7 @@ from citetrace import names
 from citetrace._exitbound import BoundedBatchSpanProcessor
 from citetrace._exporters import exporters_from_env
 from citetrace._join import JoiningTracerProvider
-from citetrace.capture._pending import ADOPTER
+from citetrace.capture._internal import ADOPTER
 from citetrace._telemetry import Telemetry, current, install
 from citetrace.config import Settings, load_settings
 from citetrace.store import Store, agent_store

@@ -90,9 +90,9 @@ def _constants() -> list[tuple[str, Any]]:
 
 def generate() -> str:
     """The Go source, byte for byte."""
-    from citetrace.serve._schema import ATTRIBUTE_TYPES
-    from citetrace.summary._metrics import COUNT_BUCKETS, RUN_SECONDS_BUCKETS, TOOL_SECONDS_BUCKETS
-    from citetrace.summary._model import Thresholds
+    from citetrace.serve._internal import ATTRIBUTE_TYPES
+    from citetrace.summary._internal import COUNT_BUCKETS, RUN_SECONDS_BUCKETS, TOOL_SECONDS_BUCKETS
+    from citetrace.summary import Thresholds
 
     docs = _docstrings()
     lines = [

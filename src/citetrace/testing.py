@@ -20,7 +20,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from citetrace import names
 from citetrace import _telemetry
-from citetrace.capture._pending import ADOPTER
+from citetrace.capture._internal import ADOPTER
 from citetrace.config import load_settings
 from citetrace.store import MemoryStore, Store
 

@@ -108,7 +108,7 @@ def test_stop_releases_the_ports_and_cuts_slow_requests_short() -> None:
 
     t = threading.Thread(target=lambda: requests.get(slow, timeout=60), daemon=True)
     t.start()
-    time.sleep(0.2)
+    assert srv.slow_started.wait(10)  # the slow answer is being held back: stop() must cut it short
     t0 = time.monotonic()
     srv.stop()
     t.join(timeout=10)

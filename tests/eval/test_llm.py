@@ -97,7 +97,6 @@ def test_unreachable_endpoint_is_a_judge_error() -> None:
 def test_concurrent_claims_are_bounded_and_one_per_call(http_server: Callable[..., str]) -> None:
     """With workers=3, at most three claims are in flight, each request carrying exactly one claim."""
     import threading
-    import time
 
     from citetrace.eval import evaluate_report
     from citetrace.store import MemoryStore
@@ -106,6 +105,7 @@ def test_concurrent_claims_are_bounded_and_one_per_call(http_server: Callable[..
 
     lock = threading.Lock()
     state = {"active": 0, "peak": 0, "calls": 0}
+    three_at_once = threading.Event()  # each call is held until three are in flight together (no timing)
 
     def handle(h: BaseHTTPRequestHandler) -> None:
         body = json.loads(h.rfile.read(int(h.headers["Content-Length"])))
@@ -113,8 +113,10 @@ def test_concurrent_claims_are_bounded_and_one_per_call(http_server: Callable[..
             state["active"] += 1
             state["calls"] += 1
             state["peak"] = max(state["peak"], state["active"])
+            if state["active"] == 3:
+                three_at_once.set()
         assert body["messages"][1]["content"].count("CLAIM:") == 1
-        time.sleep(0.15)
+        three_at_once.wait(10)
         with lock:
             state["active"] -= 1
         reply(h, 200, completion(json.dumps({"label": "ABSENT", "quote": "", "explanation": ""})))

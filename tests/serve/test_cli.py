@@ -61,6 +61,20 @@ def test_port_in_use_is_a_clear_error() -> None:
     assert f"127.0.0.1:{port}" in done.stderr and "Traceback" not in done.stderr
 
 
+def _wait_for_runs(metrics_port: int, runs: int) -> None:
+    """Until serve's /metrics counts ``runs`` finished runs (its summary is then written), within 30 s."""
+    deadline = time.monotonic() + 30
+    while True:
+        with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=2) as resp:
+            text = resp.read().decode()
+        counted = sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+                      if line.startswith(names.METRIC_RUNS_TOTAL + "{"))
+        if counted >= runs:
+            return
+        assert time.monotonic() < deadline, f"serve counted {counted} run(s), not {runs}"
+        time.sleep(0.05)
+
+
 def test_runs_writes_the_sqlite_store_and_stops_on_sigterm(tmp_path: Path) -> None:
     """The service accepts OTLP, writes summaries `citetrace runs` lists, and on SIGTERM exits 0 reporting traces in flight."""
     port, metrics_port = free_port(), free_port()
@@ -83,7 +97,7 @@ def test_runs_writes_the_sqlite_store_and_stops_on_sigterm(tmp_path: Path) -> No
                                      headers={"Content-Type": "application/x-protobuf"})
         with urllib.request.urlopen(req, timeout=10) as resp:
             assert resp.status == 200
-        time.sleep(0.6)
+        _wait_for_runs(metrics_port, 1)  # the rooted trace is finalised (grace 0.1 s) before SIGTERM
     finally:
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=30)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
@@ -77,7 +78,7 @@ def make_rig() -> Iterator[Callable[..., Rig]]:
     previous = _telemetry.current()
 
     def build(*, store: Store | None = None, exporter: bool = True, metrics: bool = True,
-              max_buffered_spans: int = 20_000,
+              max_buffered_spans: int = 20_000, clock: Callable[[], float] = time.monotonic,
               **settings: Any) -> Rig:
         settings.setdefault("sample_percent", 0.0)
         resolved = load_settings(**settings)
@@ -89,7 +90,7 @@ def make_rig() -> Iterator[Callable[..., Rig]]:
         processor = TraceSummaryProcessor(settings=resolved, store=run_store,
                                           registry=registry if metrics else None,
                                           exporter=kept if exporter else None,
-                                          max_buffered_spans=max_buffered_spans)
+                                          max_buffered_spans=max_buffered_spans, clock=clock)
         provider.add_span_processor(processor)
         provider.add_span_processor(SimpleSpanProcessor(everything))
         _telemetry.reset(resolved, tracer_provider=provider, store=run_store)

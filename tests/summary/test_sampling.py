@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import random
-import time
 from typing import Callable
 
 import pytest
@@ -116,11 +115,15 @@ def test_ttl_evicts_traces_whose_root_never_ends(make_rig: Callable[..., Rig]) -
     """A trace idle longer than the TTL is evicted (counted as ttl); its late spans are still exported."""
     from opentelemetry import trace
 
-    rig = make_rig(trace_ttl_seconds=0.05, sampling_scope="trace")
+    now = [1000.0]
+    rig = make_rig(trace_ttl_seconds=0.05, sampling_scope="trace", clock=lambda: now[0])
     root = rig.tracer.start_span("stuck")
     rig.tracer.start_span("child", context=trace.set_span_in_context(root)).end()
     assert rig.processor.traces_in_flight == 1
-    time.sleep(0.1)
+    now[0] += 0.04  # within the TTL: still held
+    rig.flush()
+    assert rig.processor.traces_in_flight == 1
+    now[0] += 0.02  # past it
     rig.flush()
     assert rig.processor.traces_in_flight == 0
     assert rig.value("citetrace_traces_evicted_total", reason=names.EVICT_TTL) == 1

@@ -60,7 +60,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     from citetrace import configure
     from citetrace.bench import BenchError, QuestionSetError, load_agent, load_questions, replay_plan, run_bench
     from citetrace.bench._format import bench_markdown
-    from citetrace.eval._format import ProgressBar
+    from citetrace.eval._internal import ProgressBar
 
     try:
         questions = load_questions(args.questions)

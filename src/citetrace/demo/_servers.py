@@ -149,6 +149,7 @@ class _SiteHandler(_Handler):
         elif fault == F.COOKIE_WALL:
             self._send(200, COOKIE_WALL_HTML, "text/html; charset=utf-8", fault=fault)
         elif fault == F.TIMEOUT:
+            owner.slow_started.set()
             owner._stopping.wait(owner.slow_seconds)
             self._send(200, page.html(), "text/html; charset=utf-8", fault=fault)
         else:
@@ -172,6 +173,8 @@ class DemoServers:
         self._lock = threading.Lock()
         self._log: list[RequestRecord] = []
         self._stopping = threading.Event()
+        self.slow_started = threading.Event()
+        """Set when a too-slow answer starts being held back (tests wait on it instead of sleeping)."""
         self._servers: list[_Server] = []
         self._threads: list[threading.Thread] = []
 

@@ -224,7 +224,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 def _cmd_gate(args: argparse.Namespace) -> int:
     if args.bench:
-        from citetrace.bench._cli import gate_bench_command
+        from citetrace.bench._internal import gate_bench_command
 
         return gate_bench_command(args.bench, args.baseline, as_json=args.json)
     if not args.run_id:
@@ -282,7 +282,7 @@ def _run_agent(command: str, store_arg: str | None, times: int) -> tuple[Store, 
 
 def _cmd_baseline(args: argparse.Namespace) -> int:
     if args.from_bench:
-        from citetrace.bench._cli import baseline_bench_command
+        from citetrace.bench._internal import baseline_bench_command
 
         return baseline_bench_command(args.from_bench, args.out, k=args.k, tolerance=args.tolerance)
     judge = _judge(args)

@@ -1,4 +1,4 @@
-"""Build the shipped labelled set (``data/labels.jsonl``) from the hand-written claims and the demo corpus.
+"""Build the shipped labelled set (``data/labels.jsonl``) from the hand-written claims and a corpus (the demo's).
 
 ``data/claims.tsv`` holds one hand-written claim per line with the corpus page, the paragraph it is judged
 against and its first-pass label; ``data/relabel.tsv`` holds the blind second pass on a subset, and
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from importlib import resources
+from typing import Callable
 
 from citetrace.eval._types import ABSENT, CONTRADICTED, PARTIAL, SUPPORTED
 
@@ -35,15 +36,15 @@ def read_claims() -> list[tuple[str, str, int, str, str]]:
     return out
 
 
-def build_labels() -> str:
-    """The JSON Lines text of the labelled set."""
-    from citetrace.demo import page
-
+def build_labels(paragraph: Callable[[str, int], str]) -> str:
+    """The JSON Lines text of the labelled set; ``paragraph(slug, n)`` is the corpus text a claim is judged
+    against (the demo corpus's: ``citetrace.demo.page(slug).paragraphs[n]``). Passed in, so eval does not
+    depend on the demo."""
     second = {row[0]: _CODES[row[1]] for row in _rows("relabel.tsv")}
     final = {row[0]: _CODES[row[1]] for row in _rows("adjudicated.tsv")}
     lines = []
     for cid, slug, para, label, claim in read_claims():
-        passage = page(slug).paragraphs[para]
+        passage = paragraph(slug, para)
         if cid in second and second[cid] != label and cid not in final:
             raise ValueError(f"{cid}: the two labelling passes disagree and adjudicated.tsv has no final label")
         row = {"id": cid, "claim": claim, "passage": passage, "label": final.get(cid, label), "label1": label,

@@ -17,7 +17,7 @@ from typing import Mapping
 from citetrace._reflist import references as _references
 from citetrace._urlfind import AUTOLINK, MARKDOWN_LINK, url_spans
 from citetrace.claims import Anchor, clean_claim_text, split_claims
-from citetrace.claims._clean import blank_anchors
+from citetrace.claims._internal import blank_anchors
 from citetrace.eval._claims import classify
 from citetrace.eval._split import iter_blocks, line_spans, sentence_spans
 from citetrace.eval._types import Citation, ReportParseError, Sentence

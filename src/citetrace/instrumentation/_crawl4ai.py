@@ -30,7 +30,7 @@ import re
 from typing import Any, Mapping, Sequence
 
 from citetrace import names
-from citetrace.capture._core import ToolSpec
+from citetrace.capture import ToolSpec
 from citetrace.instrumentation import _shapes
 from citetrace.instrumentation._table_types import Patch
 

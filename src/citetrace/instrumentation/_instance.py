@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Sequence
 
-from citetrace.capture._extract import QUERY_KWARGS, URL_KWARGS, arg_value
+from citetrace.capture._internal import QUERY_KWARGS, URL_KWARGS, arg_value
 
 __all__ = ["QUERY_ATTRS", "URL_ATTRS", "from_instance"]
 

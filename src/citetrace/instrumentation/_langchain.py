@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from citetrace import names
-from citetrace.capture._core import ToolSpec
-from citetrace.capture._extract import extract_urls, locate_results, text_size
+from citetrace.capture import ToolSpec
+from citetrace.capture._internal import extract_urls, locate_results, text_size
 from citetrace.instrumentation import _shapes
 from citetrace.instrumentation._table_types import Patch
 

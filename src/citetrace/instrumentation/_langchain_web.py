@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from citetrace import names
-from citetrace.capture._core import ToolSpec
+from citetrace.capture import ToolSpec
 from citetrace.instrumentation import _probe, _shapes
 from citetrace.instrumentation._table_types import Patch
 

@@ -24,7 +24,7 @@ import json
 from typing import Any, Mapping
 
 from citetrace import names
-from citetrace.capture._core import ToolSpec
+from citetrace.capture import ToolSpec
 from citetrace.instrumentation import _shapes
 from citetrace.instrumentation._table_types import Patch
 

@@ -27,7 +27,7 @@ from citetrace import _toolrules, names
 from citetrace._urlfind import urls_in
 from citetrace import _telemetry
 from citetrace.capture import _extract
-from citetrace.capture._core import ToolSpec, ainvoke
+from citetrace.capture import ToolSpec, ainvoke
 from citetrace.instrumentation import _probe, _shapes
 from citetrace.instrumentation._table_types import Switch, Wrap
 

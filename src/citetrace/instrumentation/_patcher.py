@@ -23,8 +23,8 @@ import wrapt
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from citetrace.capture._context import IN_TOOL
-from citetrace.capture._core import ainvoke, invoke
+from citetrace.capture import ainvoke, invoke
+from citetrace.capture._internal import IN_TOOL
 from citetrace.instrumentation import _probe
 from citetrace.instrumentation._table_types import Patch, Probe, Wrap
 

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar, Token
 from typing import Any, Callable, Iterator
 
-from citetrace.capture._status import set_status_source
+from citetrace.capture._internal import set_status_source
 
 __all__ = ["scope", "open_scope", "close_scope", "record", "saw", "saw_failure", "in_scope", "last_status", "status_recorder"]
 

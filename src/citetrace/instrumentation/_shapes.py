@@ -10,7 +10,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from citetrace import names
 from citetrace._urlfind import url_spans
-from citetrace.capture._extract import http_status_of_exc, is_rate_limit_exc
+from citetrace.capture._internal import http_status_of_exc, is_rate_limit_exc
 from citetrace.instrumentation import _probe
 
 __all__ = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
-from citetrace.capture._core import ToolSpec
+from citetrace.capture import ToolSpec
 
 __all__ = ["Patch", "Probe", "Switch", "Wrap"]
 

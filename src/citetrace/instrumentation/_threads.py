@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from opentelemetry import context as otel_context
 
-from citetrace.capture._context import CURRENT_RUN, IN_TOOL, TOOL_CALL_ID, run_in_context
+from citetrace.capture._internal import CURRENT_RUN, IN_TOOL, TOOL_CALL_ID, run_in_context
 from citetrace.instrumentation import _probe
 from citetrace.instrumentation._table_types import Switch, Wrap
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from citetrace import names
-from citetrace.capture._core import ToolSpec
+from citetrace.capture import ToolSpec
 from citetrace.instrumentation import _probe, _shapes
 from citetrace.instrumentation._table_types import Patch, Probe
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from citetrace import names
-from citetrace.capture._core import ToolSpec
+from citetrace.capture import ToolSpec
 from citetrace.instrumentation import _instance
 from citetrace.instrumentation._patcher import warn_once
 from citetrace.instrumentation._table_types import Patch

@@ -200,8 +200,8 @@ class RevisionController:
         token = None
         try:
             from citetrace import _telemetry
-            from citetrace.capture._context import current_run
-            from citetrace.capture._pending import child_context
+            from citetrace.capture import current_run
+            from citetrace.capture._internal import child_context
 
             attrs: dict[str, Any] = {names.LEDGER_ITERATION: it.number, names.LEDGER_TRIGGER: it.trigger.kind,
                      names.LEDGER_REPAIR: it.trigger.repair, names.RUN_ID: self.ledger.run_id,
@@ -277,7 +277,7 @@ class RevisionController:
         except Exception as exc:  # noqa: BLE001 - the reason is still on the controller
             _count(exc)
         try:
-            from citetrace.capture._context import current_run
+            from citetrace.capture import current_run
 
             run = current_run()
             if run is not None and run.id == self.ledger.run_id and run.span.is_recording():
@@ -295,7 +295,7 @@ class RevisionController:
         return sum(c.flips for c in self.ledger.claims())
 
     def _tool_calls_now(self) -> int:
-        from citetrace.capture._context import current_run
+        from citetrace.capture import current_run
 
         run = current_run()
         if run is not None and run.id == self.ledger.run_id:

@@ -332,7 +332,7 @@ class Ledger:
         return found
 
     def _fetch_call(self, url: str) -> int | None:
-        from citetrace.capture._context import current_run
+        from citetrace.capture import current_run
 
         run = current_run()
         try:

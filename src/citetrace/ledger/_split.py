@@ -7,7 +7,7 @@ the same way. Text is cut into sentences first (eval's segmentation), then each 
 from __future__ import annotations
 
 from citetrace.claims import split_claims as _split_sentence
-from citetrace.eval._passages import simple_sentences
+from citetrace.eval._internal import simple_sentences
 
 __all__ = ["split_claims"]
 

@@ -51,14 +51,14 @@ class JudgeEntailment:
     """Any ``citetrace.eval`` judge as an entailment check (with eval's deterministic number/date checker)."""
 
     def __init__(self, judge: object | None = None) -> None:
-        from citetrace.eval._judges import make_judge
+        from citetrace.eval import make_judge
 
         self.judge = judge if judge is not None else make_judge("deterministic")
         self.name = str(getattr(self.judge, "name", "judge"))
 
     def check(self, claim: str, span: str) -> EntailmentDecision:
-        from citetrace.eval._judges import judge_with_checker
-        from citetrace.eval._types import CONTRADICTED, SUPPORTED, Passage
+        from citetrace.eval import judge_with_checker
+        from citetrace.eval import CONTRADICTED, SUPPORTED, Passage
 
         verdict, _check = judge_with_checker(self.judge, claim, [Passage(span, 0, len(span))])  # type: ignore[arg-type]
         label = {SUPPORTED: names.ENTAIL_SUPPORTED, CONTRADICTED: names.ENTAIL_CONTRADICTED}.get(

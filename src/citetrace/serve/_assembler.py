@@ -23,7 +23,7 @@ from citetrace import names
 from citetrace.serve._decode import WireSpan
 from citetrace.serve._schema import SUMMARY_INPUTS
 from citetrace.summary import SpanRecord, SummaryMetrics, Thresholds, TraceSummary
-from citetrace.summary._summarize import RunAccumulator
+from citetrace.summary._internal import RunAccumulator
 
 __all__ = ["Assembler", "Added", "SUMMARY_INPUTS"]
 
@@ -269,7 +269,7 @@ class Assembler:
 
     def _observe_ledger(self, spans: list[dict[str, Any]]) -> None:
         """Outside the lock: the claim ledger's metrics from iteration and root spans (same registry)."""
-        from citetrace.ledger._metrics import LedgerMetrics
+        from citetrace.ledger._internal import LedgerMetrics
 
         try:
             metrics = LedgerMetrics.for_registry(self._metrics.registry)

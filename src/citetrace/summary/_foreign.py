@@ -26,7 +26,7 @@ from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 from opentelemetry.trace import get_current_span
 
 from citetrace import names
-from citetrace.store._model import ToolCallRecord
+from citetrace.store import ToolCallRecord
 
 if TYPE_CHECKING:
     from citetrace.summary._processor import TraceSummaryProcessor

@@ -19,7 +19,7 @@ from prometheus_client.registry import Collector
 
 from citetrace import names
 from citetrace._forksafe import reset_after_fork
-from citetrace.store._buffered import BufferedStore, WriteStats
+from citetrace.store import BufferedStore, WriteStats
 from citetrace.summary._aggregate import AggregateCollector, CounterAgg, HistogramAgg, Labels
 from citetrace.summary._model import TraceSummary
 from citetrace.summary._summarize import tool_status

@@ -17,7 +17,7 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from opentelemetry.context import Context
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
@@ -32,8 +32,8 @@ from citetrace._logonce import OnceLogger
 from citetrace._redact import redact_report
 from citetrace.config import Settings, load_settings
 from citetrace._exitbound import exit_bound_seconds
-from citetrace.store._buffered import BufferedStore
-from citetrace.store._model import Store, ToolCallRecord
+from citetrace.store import BufferedStore
+from citetrace.store import Store, ToolCallRecord
 from citetrace.summary._export import batch_processors
 from citetrace.summary._foreign import Observer, call_records, foreign_agent, watch_parent
 from citetrace.summary._question import foreign_question
@@ -64,7 +64,8 @@ class TraceSummaryProcessor(SpanProcessor):
     given) receives the metrics; ``exporter`` (one or several; if given) receives the kept traces, every
     run's root, and the spans this processor does not sample, each through an SDK ``BatchSpanProcessor``.
     ``tracer_provider`` (if given) makes the ``citetrace.run.summary`` span of runs under a foreign root.
-    ``max_buffered_spans`` bounds the spans held for all traces together.
+    ``max_buffered_spans`` bounds the spans held for all traces together; ``clock`` (monotonic seconds) is what
+    the trace TTL is measured with.
     """
 
     def __init__(
@@ -77,7 +78,9 @@ class TraceSummaryProcessor(SpanProcessor):
         tracer_provider: TracerProvider | None = None,
         max_buffered_spans: int = 20_000,
         shutdown_timeout_s: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        self._clock = clock  # the TTL's clock (monotonic seconds); tests pass their own instead of sleeping
         self._settings = settings if settings is not None else load_settings()
         self._thresholds = Thresholds.from_settings(self._settings)
         self._metrics = (
@@ -121,7 +124,7 @@ class TraceSummaryProcessor(SpanProcessor):
         self._traces: OrderedDict[int, _Trace] = OrderedDict()
         self._decided: OrderedDict[int, Any] = OrderedDict()
         self._buffered = 0
-        self._next_sweep = time.monotonic() + self._sweep_every
+        self._next_sweep = self._clock() + self._sweep_every
         self._chains: weakref.WeakSet[Any] = weakref.WeakSet()
 
     # -- SpanProcessor --------------------------------------------------------------------------------
@@ -140,7 +143,7 @@ class TraceSummaryProcessor(SpanProcessor):
                 ctx = span.get_span_context()
                 out: list[ReadableSpan] = []
                 with self._lock:
-                    self._state(ctx.trace_id, time.monotonic(), out).roots.add(ctx.span_id)
+                    self._state(ctx.trace_id, self._clock(), out).roots.add(ctx.span_id)
                 self._export(out)
         except Exception as exc:  # noqa: BLE001
             self._error(exc)
@@ -201,7 +204,7 @@ class TraceSummaryProcessor(SpanProcessor):
         # only spans that reached us through our own export path may be held, and (unless the user asked
         # for whole traces) only the ones citetrace made
         sampled = export and self._buffering and (self._sample_all or kind is not None or names.RUN_ID in attrs)
-        now = time.monotonic()
+        now = self._clock()
         out: list[ReadableSpan] = []
         summary: TraceSummary | None = None
         foreign: tuple[TraceSummary, ReadableSpan, list[ToolCallRecord]] | None = None
@@ -466,7 +469,7 @@ class TraceSummaryProcessor(SpanProcessor):
             deadline = time.monotonic() + timeout_millis / 1000.0
             out: list[ReadableSpan] = []
             with self._lock:
-                self._sweep(time.monotonic(), out)
+                self._sweep(self._clock(), out)
             self._export(out)
             done = self._writer.flush(timeout_millis / 1000.0)
             for bsp in self._exports:

@@ -12,7 +12,7 @@ from opentelemetry.trace import NonRecordingSpan, SpanKind, Tracer, set_span_in_
 
 from citetrace import names
 from citetrace._logonce import OnceLogger
-from citetrace.store._model import RunRecord, Store, ToolCallRecord
+from citetrace.store import RunRecord, Store, ToolCallRecord
 from citetrace.summary._metrics import SummaryMetrics
 from citetrace.summary._model import TraceSummary
 from citetrace.summary._worker import Worker

@@ -21,8 +21,8 @@ import threading
 from http import HTTPStatus
 from typing import Mapping
 
-from citetrace.eval._review import read_queue
-from citetrace.eval._review_ui import KEYS, LabelQueue
+from citetrace.eval._internal import read_queue
+from citetrace.eval._internal import KEYS, LabelQueue
 from citetrace.view._page import render_review_page
 
 __all__ = ["ReviewDesk", "MAX_FORM_BYTES"]

@@ -66,9 +66,9 @@ from typing import Any, AsyncGenerator, Callable, Coroutine, Generator, Literal
 from opentelemetry import trace
 
 from citetrace import _telemetry
-from citetrace.capture._context import CURRENT_RUN
+from citetrace.capture import Run
+from citetrace.capture._internal import CURRENT_RUN, attach_run, detach_run, finish_run, run_context, start_run
 from citetrace.instrumentation._agents import _abandon
-from citetrace.capture._run import Run, attach_run, detach_run, finish_run, run_context, start_run
 from citetrace.instrumentation._table_types import Switch, Wrap
 
 __all__ = ["Boundary", "Getter", "agent_row", "boundary_wrapper", "in_agent", "text_of"]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Iterator, Sequence
 
-from citetrace.capture._context import tool_call_id
+from citetrace.capture import tool_call_id
 from citetrace.instrumentation._table_types import Switch, Wrap
 
 __all__ = ["ROWS"]

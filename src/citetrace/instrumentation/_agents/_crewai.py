@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping, Sequence
 
 from citetrace import names
-from citetrace.capture._core import ToolSpec
+from citetrace.capture import ToolSpec
 from citetrace.instrumentation import _probe, _shapes
 from citetrace.instrumentation._agents._boundary import Boundary, boundary_wrapper, text_of
 from citetrace.instrumentation._table_types import Patch, Probe, Switch, Wrap

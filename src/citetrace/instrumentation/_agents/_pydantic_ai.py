@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from citetrace import names
-from citetrace.capture._core import ToolSpec
+from citetrace.capture import ToolSpec
 from citetrace.instrumentation import _shapes
 from citetrace.instrumentation._agents._boundary import Boundary, text_of
 from citetrace.instrumentation._agents._deferred import context_row

@@ -18,7 +18,7 @@ from typing import Any, Awaitable, Callable, Mapping, Sequence
 
 from citetrace import _fetchrules, _telemetry
 from citetrace.capture import ToolSpec, ainvoke, in_tool_call, invoke
-from citetrace.capture._extract import http_status_of, http_status_of_exc
+from citetrace.capture._internal import http_status_of, http_status_of_exc
 from citetrace.instrumentation import _probe
 from citetrace.instrumentation._http import _transports as t
 from citetrace.instrumentation._http._endpoints import match

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 from urllib.parse import urlencode
 
-from citetrace.capture._extract import http_status_of
+from citetrace.capture._internal import http_status_of
 
 __all__ = ["BODY_CAP", "Reply", "Sent", "aiohttp_sent", "buffer_aiohttp", "buffer_urllib", "decode", "httpx_sent",
            "reply_of", "requests_sent", "urllib_sent"]

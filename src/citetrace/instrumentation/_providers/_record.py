@@ -22,7 +22,7 @@ from opentelemetry import trace
 from citetrace import names
 from citetrace.capture import current_run, invoke
 from citetrace import _telemetry
-from citetrace.capture._core import ToolSpec
+from citetrace.capture import ToolSpec
 from citetrace.instrumentation._table_types import Switch
 
 __all__ = ["ServerCall", "Reading", "record", "response_wrapper", "field", "SEARCH", "FETCH"]

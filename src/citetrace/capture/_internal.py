@@ -1,0 +1,24 @@
+"""capture's interface to its sibling packages (instrumentation, ledger): the run lifecycle, the
+context variables and the result readers the library wrappers reuse, beyond the public API.
+
+An explicit internal module: other citetrace packages import these names from here (never from
+``capture``'s other private modules; ``tests/test_boundaries.py`` enforces it). Not a public API.
+"""
+
+from __future__ import annotations
+
+from citetrace.capture._context import CURRENT_RUN, IN_TOOL, TOOL_CALL_ID, run_in_context
+from citetrace.capture._extract import (
+    QUERY_KWARGS, URL_KWARGS, arg_value, extract_urls, http_status_of, http_status_of_exc, is_rate_limit_exc,
+    locate_results, text_size,
+)
+from citetrace.capture._pending import ADOPTER, child_context
+from citetrace.capture._run import attach_run, detach_run, finish_run, run_context, start_run
+from citetrace.capture._status import set_status_source
+
+__all__ = [
+    "ADOPTER", "CURRENT_RUN", "IN_TOOL", "QUERY_KWARGS", "TOOL_CALL_ID", "URL_KWARGS", "arg_value", "attach_run",
+    "child_context", "detach_run", "extract_urls", "finish_run", "http_status_of", "http_status_of_exc",
+    "is_rate_limit_exc", "locate_results", "run_context", "run_in_context", "set_status_source", "start_run",
+    "text_size",
+]
