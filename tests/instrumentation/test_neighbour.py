@@ -59,6 +59,13 @@ class Scripted(Model):
         return ChatMessage(role=MessageRole.ASSISTANT, content="", tool_calls=[call])
 
 
+if "citetrace-in-code" in sys.argv:  # the in-code route, after OpenInference: citetrace's wrapper is outermost
+    import citetrace
+    from citetrace.instrumentation import CiteTraceInstrumentor
+
+    citetrace.configure()
+    CiteTraceInstrumentor().instrument()
+
 tracer = trace.get_tracer("my-app")
 agent = ToolCallingAgent(tools=[web_search, VisitWebpageTool()], model=Scripted(), max_steps=5, verbosity_level=-1)
 if "no-root" in sys.argv:  # the agent called with nothing current: OpenInference's AGENT span is the root
@@ -71,20 +78,32 @@ else:
 ''' + DUMP
 
 
-@pytest.mark.parametrize("others", [(), ("openinference-smolagents",), ("openinference-smolagents", "no-root")],
-                         ids=["app-provider", "app-provider+openinference", "openinference-root"])
+OI = "openinference-smolagents"
+
+
+@pytest.mark.parametrize("others", [(), (OI,), (OI, "no-root"), (OI, "no-root", "citetrace-in-code")],
+                         ids=["app-provider", "app-provider+openinference", "openinference-root",
+                              "openinference-root+citetrace-outermost"])
 def test_application_exporter_gets_its_spans_plus_ours_in_one_trace(tmp_path: Path, web: LocalServer,
                                                                      others: tuple[str, ...]) -> None:
     """The application's provider, set after start-up, is not refused; its exporter gets every span it gets
-    without citetrace (same names, same parents), plus citetrace's, all in one trace; the run is stored."""
-    plain, _ = run_app(tmp_path, web, APP, citetrace=False, others=others)
-    traced, stderr = run_app(tmp_path, web, APP, citetrace=True, others=others)
+    without citetrace (same names, same parents), plus citetrace's, all in one trace; the run is stored. With
+    citetrace instrumented in code after OpenInference, its boundary is the outer wrapper: OpenInference's
+    AGENT root, started inside the call, stays the root and the run adopts it."""
+    in_code = "citetrace-in-code" in others
+    plain, _ = run_app(tmp_path, web, APP, citetrace=False, others=tuple(o for o in others if o != "citetrace-in-code"))
+    traced, stderr = run_app(tmp_path, web, APP, citetrace=True, others=others,
+                             **({"CITETRACE_AUTO_INSTRUMENT": "false"} if in_code else {}))
     assert "Overriding of current TracerProvider" not in stderr
     assert traced["answer"] == plain["answer"]
     ours, theirs = split(traced["spans"], names.INSTRUMENTATION_SCOPE)
     assert shape(theirs, traced["spans"]) == shape(plain["spans"])  # not one parent changed
     if others:
         assert {"ToolCallingAgent.run", "Step 1", "VisitWebpageTool"} <= {s["name"] for s in theirs}
+    if "no-root" in others:  # OpenInference's AGENT span is the root; the run is beneath it (beside, or adopted)
+        (root,) = [s for s in traced["spans"] if s["parent"] is None]
+        run_span = next(s for s in ours if s["name"].startswith("invoke_agent"))
+        assert root["name"] == "ToolCallingAgent.run" and run_span["parent"] == root["span_id"]
     tools = sorted(s["name"] for s in ours if s["attrs"].get(names.GEN_AI_OPERATION_NAME) == names.OP_EXECUTE_TOOL)
     assert tools == ["execute_tool search", "execute_tool smolagents.visit_webpage"]
     assert len({s["trace_id"] for s in traced["spans"]}) == 1
