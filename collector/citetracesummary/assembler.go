@@ -11,6 +11,7 @@ import (
 	"container/list"
 	"unicode/utf8"
 
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/citetrace/citetracesummary/internal/names"
@@ -30,18 +31,25 @@ type inSpan struct {
 	name    string
 	view    spanView
 	service string
-	// out, for an accepted root, receives the span (with its resource and scope) to emit with the summary.
-	source *ptrace.ResourceSpans
-	scope  int
-	index  int
 }
 
-// heldRoot is a run root waiting for its trace's grace period.
+// holder is the resource and scope (copied once per batch) of roots held back from that batch.
+type holder struct {
+	resource    pcommon.Resource
+	resSchema   string
+	scope       pcommon.InstrumentationScope
+	scopeSchema string
+}
+
+// heldRoot is a run root waiting for its trace's grace period; when traces are emitted, its span is moved out of
+// the batch into span (no copy) and sent on with its summary.
 type heldRoot struct {
-	view   spanView
-	spanID [8]byte
-	out    ptrace.ResourceSpans // the root with its resource and scope; empty unless traces are emitted
-	hasOut bool
+	view    spanView
+	spanID  [8]byte
+	traceID [16]byte
+	span    ptrace.Span
+	holder  *holder
+	hasOut  bool
 }
 
 type runEntry struct {
@@ -52,7 +60,7 @@ type runEntry struct {
 type traceState struct {
 	id      [16]byte
 	runs    []runEntry
-	roots   []heldRoot
+	roots   []*heldRoot
 	spanIDs map[[8]byte]struct{}
 	touched float64
 	due     float64
@@ -103,6 +111,7 @@ type added struct {
 	done    []finished
 	problem string
 	ledger  []*attrs // iteration spans and accepted roots with a stop reason, for the ledger metrics
+	held    []*heldRoot
 }
 
 // limits are the assembler's bounds (Config, validated).
@@ -151,25 +160,33 @@ func urlCharge(urls []string) int {
 func (a *assembler) add(spans []inSpan, now float64) added {
 	res := added{drops: map[string]int{}}
 	for i := range spans {
-		sp := &spans[i]
+		a.addSpan(&spans[i], now, &res)
+	}
+	return res
+}
+
+// addSpan takes one span (what add does for each); res collects what happened.
+func (a *assembler) addSpan(sp *inSpan, now float64, res *added) {
+	{
 		at := &sp.view.attrs
 		isTool := isToolKind(at.kind)
 		isRoot := !isTool && at.operation == names.OpInvokeAgent
 		if !isTool && !isRoot {
 			if at.ledger.hasTrigger && a.ledgerSeen.first(sp.spanID) {
-				res.ledger = append(res.ledger, at) // a revision iteration: its vital signs are metrics
+				cp := *at
+				res.ledger = append(res.ledger, &cp) // a revision iteration: its vital signs are metrics
 			}
-			continue
+			return
 		}
 		if _, done := a.doneIDs[sp.traceID]; done {
 			res.late++
-			continue
+			return
 		}
 		state := a.traces[sp.traceID]
 		if state != nil {
 			if _, dup := state.spanIDs[sp.spanID]; dup {
 				state.touched = now
-				continue
+				return
 			}
 		}
 		var count, charge int
@@ -213,7 +230,7 @@ func (a *assembler) add(spans []inSpan, now float64) added {
 			if res.problem == "" {
 				res.problem = "span " + pyRepr(sp.name) + " refused: its trace is over the " + reason + " cap"
 			}
-			continue
+			return
 		}
 		if state == nil {
 			if len(a.traces) >= a.lim.maxTraces {
@@ -248,9 +265,10 @@ func (a *assembler) add(spans []inSpan, now float64) added {
 			res.tools = append(res.tools, toolCall{agent: agent, tool: at.toolName, kind: at.kind,
 				status: toolStatus(at, sp.view.statusError), seconds: float64(d) / 1e9, traceID: sp.traceID})
 		} else {
-			a.takeRoot(state, sp, now)
+			res.held = append(res.held, a.takeRoot(state, sp, now))
 			if at.ledger.hasStopReason {
-				res.ledger = append(res.ledger, at)
+				cp := *at
+				res.ledger = append(res.ledger, &cp)
 			}
 		}
 		state.spanIDs[sp.spanID] = struct{}{}
@@ -261,23 +279,11 @@ func (a *assembler) add(spans []inSpan, now float64) added {
 			res.done = append(res.done, a.popOldest(names.EvictMemory))
 		}
 	}
-	return res
 }
 
 // takeRoot holds a run root and (re)arms its trace's grace period.
-func (a *assembler) takeRoot(state *traceState, sp *inSpan, now float64) {
-	root := heldRoot{view: sp.view, spanID: sp.spanID}
-	if a.keepOuts && sp.source != nil {
-		root.out = ptrace.NewResourceSpans()
-		sp.source.Resource().CopyTo(root.out.Resource())
-		root.out.SetSchemaUrl(sp.source.SchemaUrl())
-		src := sp.source.ScopeSpans().At(sp.scope)
-		ss := root.out.ScopeSpans().AppendEmpty()
-		src.Scope().CopyTo(ss.Scope())
-		ss.SetSchemaUrl(src.SchemaUrl())
-		src.Spans().At(sp.index).CopyTo(ss.Spans().AppendEmpty())
-		root.hasOut = true
-	}
+func (a *assembler) takeRoot(state *traceState, sp *inSpan, now float64) *heldRoot {
+	root := &heldRoot{view: sp.view, spanID: sp.spanID, traceID: sp.traceID}
 	state.roots = append(state.roots, root)
 	if !state.hasDue {
 		state.due, state.hasDue = now+a.lim.grace, true
@@ -285,6 +291,7 @@ func (a *assembler) takeRoot(state *traceState, sp *inSpan, now float64) {
 	} else if now+a.lim.grace > state.due {
 		state.due = now + a.lim.grace
 	}
+	return root
 }
 
 func (a *assembler) remove(state *traceState) {
@@ -372,8 +379,7 @@ func finish(f finished, th *Thresholds) []finishedRun {
 		return nil
 	}
 	var out []finishedRun
-	for i := range state.roots {
-		root := &state.roots[i]
+	for _, root := range state.roots {
 		acc := state.popRun(root.view.attrs.runID)
 		if acc == nil {
 			acc = newAccumulator()

@@ -3,6 +3,7 @@ package citetracesummary
 
 import (
 	"fmt"
+	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
@@ -73,10 +74,12 @@ func strs(v pcommon.Value) []string {
 
 // readAttrs reads a span's summary attributes; a non-empty problem means a value of the wrong type (the span
 // is then left out of the summary, as citetrace serve refuses it).
-func readAttrs(m pcommon.Map) (attrs, string) {
-	var a attrs
+func readAttrs(m pcommon.Map, a *attrs) string {
 	problem := ""
 	m.Range(func(k string, v pcommon.Value) bool {
+		if !strings.HasPrefix(k, "citetrace.") && !strings.HasPrefix(k, "gen_ai.") && k != names.UrlFull && k != names.ErrorType {
+			return true // every key of the schema has one of these forms: most other keys cost no map lookup
+		}
 		kind, ok := attributeTypes[k]
 		if !ok {
 			return true
@@ -133,7 +136,7 @@ func readAttrs(m pcommon.Map) (attrs, string) {
 		}
 		return true
 	})
-	return a, problem
+	return problem
 }
 
 func article(kind string) string {

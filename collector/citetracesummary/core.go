@@ -61,10 +61,16 @@ func newCore(cfg *Config, logger *zap.Logger, tel *telemetry, collector pcommon.
 // emitsTraces tells whether accepted roots are held back and emitted with the summary.
 func (c *core) emitsTraces() bool { return c.tracesOut != nil }
 
-// collect turns a batch into the assembler's spans; the accepted roots are removed from td later when held.
-func (c *core) collect(td ptrace.Traces) ([]inSpan, int, int) {
-	var spans []inSpan
+// consume is one batch: each span read and summarised in one pass under the lock (nothing per span is kept but
+// the accumulators' counters and URL sets), the accepted roots held back when traces are emitted, the rest passed on.
+func (c *core) consume(ctx context.Context, td ptrace.Traces) error {
+	keep := c.emitsTraces()
 	invalid, mistyped := 0, 0
+	res := added{drops: map[string]int{}}
+	c.mu.Lock()
+	c.asm.keepOuts = keep
+	now := c.mono()
+	var sp inSpan
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len(); i++ {
 		rs := rss.At(i)
@@ -77,7 +83,8 @@ func (c *core) collect(td ptrace.Traces) ([]inSpan, int, int) {
 			ss := sss.At(j).Spans()
 			for k := 0; k < ss.Len(); k++ {
 				span := ss.At(k)
-				a, problem := readAttrs(span.Attributes())
+				sp = inSpan{}
+				problem := readAttrs(span.Attributes(), &sp.view.attrs)
 				tid, sid := span.TraceID(), span.SpanID()
 				if tid.IsEmpty() || sid.IsEmpty() { // as serve's decoder: refused whatever the span is
 					invalid++
@@ -88,44 +95,19 @@ func (c *core) collect(td ptrace.Traces) ([]inSpan, int, int) {
 					c.tel.problem(problem)
 					continue
 				}
+				a := &sp.view.attrs
 				if !isToolKind(a.kind) && a.operation != names.OpInvokeAgent && !a.ledger.hasTrigger {
 					continue // not a citetrace span: nothing in the summary reads it
 				}
-				spans = append(spans, inSpan{traceID: tid, spanID: sid, name: span.Name(), service: service,
-					view: spanView{attrs: a, startNs: uint64(span.StartTimestamp()), endNs: uint64(span.EndTimestamp()),
-						statusError: span.Status().Code() == ptrace.StatusCodeError},
-					source: &rs, scope: j, index: k})
+				sp.traceID, sp.spanID, sp.name, sp.service = tid, sid, span.Name(), service
+				sp.view.startNs, sp.view.endNs = uint64(span.StartTimestamp()), uint64(span.EndTimestamp())
+				sp.view.statusError = span.Status().Code() == ptrace.StatusCodeError
+				c.asm.addSpan(&sp, now, &res)
 			}
 		}
 	}
-	return spans, invalid, mistyped
-}
-
-// consume is one batch: summarise, hold the accepted roots back (when traces are emitted), pass the rest on.
-func (c *core) consume(ctx context.Context, td ptrace.Traces) error {
-	spans, invalid, mistyped := c.collect(td)
-	keep := c.emitsTraces()
-	c.mu.Lock()
-	c.asm.keepOuts = keep
-	res := c.asm.add(spans, c.mono())
-	held := map[[8]byte]bool{}
-	if keep {
-		for _, f := range spans {
-			if st := c.asm.traces[f.traceID]; st != nil {
-				for _, r := range st.roots {
-					if r.spanID == f.spanID && r.hasOut {
-						held[r.spanID] = true
-					}
-				}
-			}
-		}
-		for _, f := range res.done { // roots of traces finalised in this very call were held too
-			for _, r := range f.state.roots {
-				if r.hasOut {
-					held[r.spanID] = true
-				}
-			}
-		}
+	if keep && len(res.held) > 0 {
+		holdRoots(td, res.held) // under the lock: a tick must not emit a root before its span is moved in
 	}
 	c.inFlight.Store(int64(c.asm.inFlight()))
 	c.mu.Unlock()
@@ -140,9 +122,6 @@ func (c *core) consume(ctx context.Context, td ptrace.Traces) error {
 	}
 	c.metrics.ledger.observe(res.ledger)
 	c.metrics.observeTools(res.tools, c.clock())
-	if keep && len(held) > 0 {
-		removeHeld(td, spans, held)
-	}
 	var err error
 	if keep && td.SpanCount() > 0 {
 		err = c.tracesOut.ConsumeTraces(ctx, td)
@@ -163,17 +142,40 @@ func (c *core) consume(ctx context.Context, td ptrace.Traces) error {
 	return err
 }
 
-// removeHeld takes the held roots out of the batch (they are emitted later, with their summary).
-func removeHeld(td ptrace.Traces, spans []inSpan, held map[[8]byte]bool) {
+type spanKey struct {
+	trace [16]byte
+	span  [8]byte
+}
+
+// holdRoots moves the accepted roots out of the batch into their held slots (no copy; the resource and scope are
+// copied once per scope of the batch); they are emitted later, with their summary.
+func holdRoots(td ptrace.Traces, roots []*heldRoot) {
+	want := make(map[spanKey]*heldRoot, len(roots))
+	for _, r := range roots {
+		want[spanKey{r.traceID, r.spanID}] = r
+	}
 	rss := td.ResourceSpans()
-	for i := 0; i < rss.Len(); i++ {
-		sss := rss.At(i).ScopeSpans()
-		for j := 0; j < sss.Len(); j++ {
-			sss.At(j).Spans().RemoveIf(func(s ptrace.Span) bool {
-				if !held[s.SpanID()] {
+	for i := 0; i < rss.Len() && len(want) > 0; i++ {
+		rs := rss.At(i)
+		sss := rs.ScopeSpans()
+		for j := 0; j < sss.Len() && len(want) > 0; j++ {
+			ss := sss.At(j)
+			var h *holder
+			ss.Spans().RemoveIf(func(s ptrace.Span) bool {
+				r := want[spanKey{s.TraceID(), s.SpanID()}]
+				if r == nil {
 					return false
 				}
-				delete(held, s.SpanID()) // a duplicate in the same batch passes through
+				delete(want, spanKey{s.TraceID(), s.SpanID()}) // a duplicate in the same batch passes through
+				if h == nil {
+					h = &holder{resource: pcommon.NewResource(), resSchema: rs.SchemaUrl(),
+						scope: pcommon.NewInstrumentationScope(), scopeSchema: ss.SchemaUrl()}
+					rs.Resource().CopyTo(h.resource)
+					ss.Scope().CopyTo(h.scope)
+				}
+				r.span = ptrace.NewSpan()
+				s.MoveTo(r.span)
+				r.holder, r.hasOut = h, true
 				return true
 			})
 		}
@@ -189,6 +191,7 @@ func (c *core) emit(ctx context.Context, done []finished) {
 	}
 	var sums []Summary
 	out := ptrace.NewTraces()
+	scopes := map[*holder]ptrace.SpanSlice{}
 	for _, f := range done {
 		if f.evicted != "" {
 			c.metrics.count(c.metrics.evicted, f.evicted, 1)
@@ -196,11 +199,25 @@ func (c *core) emit(ctx context.Context, done []finished) {
 		}
 		for _, run := range finish(f, c.th) {
 			sums = append(sums, run.summary)
-			if run.root != nil && run.root.hasOut {
-				rs := out.ResourceSpans().AppendEmpty()
-				run.root.out.MoveTo(rs)
-				writeSummary(rs.ScopeSpans().At(0).Spans().At(0).Attributes(), &run.summary)
+			if run.root == nil || !run.root.hasOut {
+				continue
 			}
+			h := run.root.holder
+			spans, ok := scopes[h]
+			if !ok {
+				rs := out.ResourceSpans().AppendEmpty()
+				h.resource.CopyTo(rs.Resource())
+				rs.SetSchemaUrl(h.resSchema)
+				ss := rs.ScopeSpans().AppendEmpty()
+				h.scope.CopyTo(ss.Scope())
+				ss.SetSchemaUrl(h.scopeSchema)
+				spans = ss.Spans()
+				scopes[h] = spans
+			}
+			span := spans.AppendEmpty()
+			run.root.span.MoveTo(span)
+			run.root.hasOut = false
+			writeSummary(span.Attributes(), &run.summary)
 		}
 	}
 	c.metrics.observeSummaries(sums, c.clock())
@@ -218,6 +235,7 @@ func (c *core) emit(ctx context.Context, done []finished) {
 
 // writeSummary is TraceSummary.to_attributes, written on the run's root.
 func writeSummary(m pcommon.Map, s *Summary) {
+	m.EnsureCapacity(m.Len() + len(names.SummaryFields) + 3)
 	ints := []int{s.Searches, s.Reads, s.RepeatQueries, s.EmptySearches, s.FailedReads, s.RateLimited,
 		s.DistinctURLsSeen, s.Citations, s.UncitedFromRetrieval, s.CitedNotFetched, s.PagesFromSearch}
 	for i, field := range names.SummaryFields {

@@ -102,7 +102,11 @@ type summaryMetrics struct {
 	toolLabel, agentLabels capped
 	inFlight               func() int
 	ledger                 *ledgerMetrics
+	toolKeys               map[toolLabels][2]string // raw labels -> (tool_calls key, duration key)
 }
+
+// toolLabels are a tool call's raw label values (the cache key of their capped, joined form).
+type toolLabels struct{ agent, tool, kind, status string }
 
 func newSummaryMetrics(maxToolNames int, start time.Time) *summaryMetrics {
 	agent, tool, kind, status := names.LabelAgent, names.LabelTool, names.LabelKind, names.LabelStatus
@@ -120,6 +124,7 @@ func newSummaryMetrics(maxToolNames int, start time.Time) *summaryMetrics {
 		toolLabel:   capped{limit: maxToolNames, seen: map[string]struct{}{}},
 		agentLabels: capped{limit: maxToolNames, seen: map[string]struct{}{}},
 		ledger:      newLedgerMetrics(),
+		toolKeys:    map[toolLabels][2]string{},
 	}
 	for _, r := range []struct {
 		field, metric, doc string
@@ -166,17 +171,26 @@ func (m *summaryMetrics) observeTools(calls []toolCall, at time.Time) {
 	defer m.mu.Unlock()
 	for i := range calls {
 		c := &calls[i]
-		agent := m.agentLabel(c.agent)
-		tool := names.AgentUnknown
-		if c.tool != "" {
-			tool = m.toolLabel.label(c.tool)
+		raw := toolLabels{c.agent, c.tool, c.kind, c.status}
+		k, ok := m.toolKeys[raw]
+		if !ok {
+			agent := m.agentLabel(c.agent)
+			tool := names.AgentUnknown
+			if c.tool != "" {
+				tool = m.toolLabel.label(c.tool)
+			}
+			status := c.status
+			if !isToolStatus(status) {
+				status = names.StatusError
+			}
+			if len(m.toolKeys) >= 4096 { // raw names past the cap must not grow this cache forever
+				clear(m.toolKeys)
+			}
+			k = [2]string{agent + labelSep + tool + labelSep + c.kind + labelSep + status, agent + labelSep + tool + labelSep + c.kind}
+			m.toolKeys[raw] = k
 		}
-		status := c.status
-		if !isToolStatus(status) {
-			status = names.StatusError
-		}
-		m.tools.inc(agent+labelSep+tool+labelSep+c.kind+labelSep+status, 1)
-		m.toolSeconds.observe(agent+labelSep+tool+labelSep+c.kind, c.seconds, &c.traceID, at)
+		m.tools.inc(k[0], 1)
+		m.toolSeconds.observe(k[1], c.seconds, &c.traceID, at)
 	}
 }
 

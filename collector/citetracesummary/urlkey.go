@@ -3,9 +3,9 @@
 package citetracesummary
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 var tracking = map[string]bool{
@@ -67,21 +67,120 @@ func canonicalKey(url string) string {
 	return canon
 }
 
-const qch = `[A-Za-z0-9._~-]`
+// The fast path of _key_of: Python's _FAST regex,
+//
+//	https?://([a-z0-9.-]+)(/[A-Za-z0-9._~/-]*)?(?:\?(Q+=Q*(?:&Q+=Q*)*))?(?:#.*)?   Q = [A-Za-z0-9._~-]
+//
+// matched by hand (RE2 submatches cost a microsecond a URL, the summary's largest cost).
+func isHostByte(c byte) bool {
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-'
+}
 
-var fastURL = regexp.MustCompile(`\Ahttps?://([a-z0-9.-]+)(/[A-Za-z0-9._~/-]*)?(?:\?(` + qch + `+=` + qch + `*(?:&` + qch + `+=` + qch + `*)*))?(?:#.*)?\z`)
+func isQByte(c byte) bool {
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '~' || c == '-'
+}
+
+func isPathByte(c byte) bool { return isQByte(c) || c == '/' }
+
+// fastMatch returns the host, path and query spans of a URL of the fast shape (ok false otherwise).
+func fastMatch(url string) (host, path, query string, hasPath, hasQuery, ok bool) {
+	var i int
+	switch {
+	case strings.HasPrefix(url, "https://"):
+		i = 8
+	case strings.HasPrefix(url, "http://"):
+		i = 7
+	default:
+		return
+	}
+	start := i
+	for i < len(url) && isHostByte(url[i]) {
+		i++
+	}
+	if i == start {
+		return
+	}
+	host = url[start:i]
+	if i < len(url) && url[i] == '/' {
+		start = i
+		for i < len(url) && isPathByte(url[i]) {
+			i++
+		}
+		path, hasPath = url[start:i], true
+	}
+	if i < len(url) && url[i] == '?' {
+		start = i + 1
+		j, pairs := start, 0
+		for {
+			k := j
+			for k < len(url) && isQByte(url[k]) {
+				k++
+			}
+			if k == j || k >= len(url) || url[k] != '=' {
+				break
+			}
+			k++
+			for k < len(url) && isQByte(url[k]) {
+				k++
+			}
+			pairs++
+			j = k
+			if j < len(url) && url[j] == '&' && j+1 < len(url) && isQByte(url[j+1]) {
+				j++
+				continue
+			}
+			break
+		}
+		if pairs > 0 {
+			query, hasQuery, i = url[start:j], true, j
+		}
+	}
+	if i < len(url) {
+		if url[i] != '#' || strings.IndexByte(url[i:], '\n') >= 0 {
+			return
+		}
+	}
+	ok = true
+	return
+}
+
+// keyCache memoises keys as Python's url_key does (cleared when full: agents' URL sets are small).
+type keyCache struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+const keyCacheMax = 65536
+
+var keys = keyCache{m: make(map[string]string, 1024)}
 
 // urlKey is url_key: the canonical key of the redacted URL; two URLs name the same page when their keys are equal.
 func urlKey(url string) string {
+	keys.mu.Lock()
+	key, ok := keys.m[url]
+	keys.mu.Unlock()
+	if ok {
+		return key
+	}
+	key = keyOf(url)
+	keys.mu.Lock()
+	if len(keys.m) >= keyCacheMax {
+		clear(keys.m)
+	}
+	keys.m[url] = key
+	keys.mu.Unlock()
+	return key
+}
+
+func keyOf(url string) string {
 	url = redactURL(url)
-	m := fastURL.FindStringSubmatchIndex(url)
-	if m == nil {
+	rawHost, path, rawQuery, hasPath, hasQuery, ok := fastMatch(url)
+	if !ok {
 		return canonicalKey(url)
 	}
-	host := strings.TrimRight(url[m[2]:m[3]], ".")
-	path := "/"
-	if m[4] >= 0 {
-		path = url[m[4]:m[5]]
+	host := strings.TrimRight(rawHost, ".")
+	if !hasPath {
+		path = "/"
 	}
 	if len(path) > 1 && strings.HasSuffix(path, "/") {
 		path = strings.TrimRight(path, "/")
@@ -89,9 +188,9 @@ func urlKey(url string) string {
 			path = "/"
 		}
 	}
-	if m[6] >= 0 {
+	if hasQuery {
 		var kept []string
-		for _, pair := range strings.Split(url[m[6]:m[7]], "&") {
+		for _, pair := range strings.Split(rawQuery, "&") {
 			k, _, _ := strings.Cut(pair, "=")
 			if !isTracking(k) {
 				kept = append(kept, pair)
