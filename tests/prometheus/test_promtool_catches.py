@@ -15,7 +15,8 @@ MUTATIONS = [
     (">= 10)", ">= 1)"),  # minimum-traffic guard dropped: the low-volume agent would fire
     ("citetrace_uncited_citations_total unless citetrace_uncited_citations_total offset 15m",
      "citetrace_uncited_citations_total"),  # first uncited citation of an agent missed / old ones re-fire
-    (' or on(job) (absent(up{job="citetrace-serve"}) * 0)', ""),  # summarizer never scraped goes unnoticed
+    (' or on(job) (absent(up{job=~"citetrace-serve|citetrace-summary"}) * 0)', ""),  # summarizer never scraped goes unnoticed
+    ('up{job=~"citetrace-serve|citetrace-summary"} or', 'up{job=~"citetrace-serve"} or'),  # a fleet's tier 2 unwatched
     ("> 2 * (", "> 0 * ("),  # "rising" becomes "high": a steady level would fire
 ]
 

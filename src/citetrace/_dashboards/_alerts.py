@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Callable, Literal
 
 from citetrace import names
-from citetrace._dashboards._promql import JOB_SERVE, by_agent, per_run_mean, rate_sum, ratio, sel
+from citetrace._dashboards._promql import JOB_SERVE, JOB_SUMMARY, SUMMARIZER_UP, by_agent, per_run_mean, rate_sum, ratio, sel
 
 __all__ = ["Alert", "ALERTS", "RUNBOOK_DOC", "WINDOW", "BASELINE"]
 
@@ -308,13 +308,14 @@ ALERTS: tuple[Alert, ...] = (
     Alert(
         name="CitetraceSummarizerDown",
         severity=SEVERITY_PAGE,
-        value=f"up{{job=\"{JOB_SERVE}\"}} or on(job) (absent(up{{job=\"{JOB_SERVE}\"}}) * 0)",
+        value=f"{SUMMARIZER_UP} or on(job) (absent({SUMMARIZER_UP}) * 0)",
         op="<",
         threshold=1,
         for_="2m",
-        summary="citetrace serve is down or not scraped",
+        summary="citetrace's summarizer is down or not scraped",
         description=(
-            "Prometheus cannot scrape job " + JOB_SERVE + ". Without it there are no citetrace metrics and"
+            "Prometheus cannot scrape the summarizer (job " + JOB_SERVE + ", or " + JOB_SUMMARY + " for the"
+            " collectors running the citetracesummary connector). Without it there are no citetrace metrics and"
             " none of the other citetrace alerts, including the paging citation alerts, can fire."
         ),
     ),

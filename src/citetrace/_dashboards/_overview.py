@@ -17,7 +17,7 @@ from citetrace._dashboards._alerts import ALERTS, Alert
 from citetrace._dashboards._drilldown import UID as DRILLDOWN_UID
 from citetrace._dashboards._ledger_row import ledger_row
 from citetrace._dashboards._panels import RATE, Q, new_dashboard, query_variable, row, stat_panel, timeseries_panel
-from citetrace._dashboards._promql import JOB_SERVE, per_run_mean, quantile, rate_sum, ratio, sel
+from citetrace._dashboards._promql import SUMMARIZER_UP, per_run_mean, quantile, rate_sum, ratio, sel
 
 __all__ = ["UID", "TITLE", "overview"]
 
@@ -184,10 +184,10 @@ def _health_row() -> list[Panel]:
     return [
         stat_panel(
             "Summarizer up",
-            "1 when Prometheus scrapes citetrace serve. Bad: 0 or empty; then every other panel goes stale "
-            "and no citetrace alert can fire (CitetraceSummarizerDown). Next: the citetrace-serve container "
-            "logs and its /healthz.",
-            Q(f'up{{job="{JOB_SERVE}"}}', "{{instance}}"),
+            "1 when Prometheus scrapes the summarizer (citetrace serve, or the collectors running the "
+            "citetracesummary connector). Bad: 0 or empty; then every other panel goes stale and no citetrace "
+            "alert can fire (CitetraceSummarizerDown). Next: the summarizer's logs and its health check.",
+            Q(SUMMARIZER_UP, "{{job}} {{instance}}"),
             width=6,
         ),
         timeseries_panel(

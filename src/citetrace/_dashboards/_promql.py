@@ -10,6 +10,8 @@ from citetrace import names
 
 __all__ = [
     "JOB_SERVE",
+    "JOB_SUMMARY",
+    "SUMMARIZER_UP",
     "JOB_COLLECTOR",
     "sel",
     "by_agent",
@@ -21,6 +23,11 @@ __all__ = [
 
 JOB_SERVE = "citetrace-serve"
 """Prometheus ``job`` of ``citetrace serve`` (the summarizer): the only source of the citetrace_* metrics."""
+JOB_SUMMARY = "citetrace-summary"
+"""Prometheus ``job`` of the tier-2 collectors that run the citetracesummary connector (their own telemetry, :8888):
+in the fleet set-up (docs/fleet.md) they are the summarizer, and the citetrace_* metrics arrive by remote write."""
+SUMMARIZER_UP = f'up{{job=~"{JOB_SERVE}|{JOB_SUMMARY}"}}'
+"""Is a summarizer scraped and up: ``citetrace serve`` in the single-host stack, the connector's collectors in a fleet."""
 JOB_COLLECTOR = "otel-collector"
 """Prometheus ``job`` of the OpenTelemetry Collector's self-metrics."""
 
