@@ -207,3 +207,14 @@ def test_replay_quick_prints_its_table() -> None:
     out = _run("bench_replay.py", "--quick")
     (table,) = _tables(out)
     assert [row[0].split(" (")[0] for row in table[1:]] == ["traced, not recorded", "recorded", "replayed from the store"]
+
+
+def test_depth_prints_bare_and_wrapped_depths() -> None:
+    """bench_depth prints a bare and a wrapped row for each tool shape, each wrapped row with its one span."""
+    (table,) = _tables(_run("bench_depth.py", "--quick"))
+    assert table[0] == ["recursive tool", "depth reached", "x bare", "spans exported"]
+    rows = {row[0]: row for row in table[1:]}
+    for shape in ("plain function", "coroutine function", "generator function"):
+        bare, wrapped = rows[f"{shape}, bare"], rows[f"{shape}, @traced_tool"]
+        assert bare[2] == "1.000" and int(bare[1]) > 100
+        assert 0 < int(wrapped[1]) < int(bare[1]) and wrapped[3] == "1"

@@ -201,6 +201,67 @@ def test_wrapper_adds_one_frame_per_nested_call_and_two_for_the_traced_one() -> 
     assert [b - a for a, b in zip(steps, steps[1:])] == [2, 2]  # nested: the wrapper and the tool
 
 
+def _reach(dig: Any) -> int:
+    """The deepest level ``dig(1)`` reaches before ``RecursionError`` (sync or async), from this frame."""
+    reached = [0]
+
+    def note(n: int) -> None:
+        reached[0] = max(reached[0], n)
+
+    try:
+        result = dig(1, note)
+        if inspect.iscoroutine(result):
+            asyncio.run(result)
+    except RecursionError:
+        pass
+    return reached[0]
+
+
+# The documented floor (docs/performance.md): one wrapper frame per nested level, so a wrapped recursive
+# tool reaches half the bare depth, less the few frames of the one traced (outer) call.
+_WRAPPED_DEPTH_FRACTION = 0.49
+
+
+def test_wrapped_recursion_reaches_half_the_bare_depth() -> None:
+    """A recursive sync tool reaches at least 0.49 of the bare function's depth before RecursionError."""
+
+    def bare(n: int, note: Any) -> int:
+        note(n)
+        return int(bare(n + 1, note))
+
+    @traced_tool(kind="search")
+    def wrapped(n: int, note: Any) -> int:
+        note(n)
+        return int(wrapped(n + 1, note))
+
+    bare_depth = _reach(bare)
+    with capture_spans() as cap:
+        depth = _reach(wrapped)
+    assert bare_depth > 100
+    assert depth >= _WRAPPED_DEPTH_FRACTION * bare_depth, (depth, bare_depth)
+    (span,) = cap.spans  # only the outer call is traced, and it records the RecursionError
+    assert span.attributes[names.ERROR_TYPE] == "RecursionError"  # type: ignore[index]
+
+
+def test_wrapped_async_recursion_reaches_half_the_bare_depth() -> None:
+    """A recursive coroutine tool also costs one wrapper frame per nested level (it was two: wrapper and ainvoke)."""
+
+    async def bare(n: int, note: Any) -> int:
+        note(n)
+        return int(await bare(n + 1, note))
+
+    @traced_tool(kind="search")
+    async def wrapped(n: int, note: Any) -> int:
+        note(n)
+        return int(await wrapped(n + 1, note))
+
+    bare_depth = _reach(bare)
+    with capture_spans() as cap:
+        depth = _reach(wrapped)
+    assert depth >= _WRAPPED_DEPTH_FRACTION * bare_depth, (depth, bare_depth)
+    assert len(cap.spans) == 1
+
+
 def test_fetch_returning_an_iterator_is_not_a_failed_read() -> None:
     """A plain function that returns a generator object gets it back unchanged, and its span says ok with no
     size, never an empty or failed read."""

@@ -28,7 +28,7 @@ from citetrace.capture._failure import record_failure
 from citetrace.capture._pending import child_context
 from citetrace.capture._status import observed_status
 
-__all__ = ["ToolSpec", "invoke", "ainvoke", "in_tool_call"]
+__all__ = ["ToolSpec", "invoke", "ainvoke", "traced_call", "atraced_call", "in_tool_call"]
 
 _INTERNAL = SpanKind.INTERNAL
 _ERROR_STATUSES = (names.STATUS_ERROR, names.STATUS_RATE_LIMITED)
@@ -78,15 +78,18 @@ class ToolSpec:
 class _Call:
     """State of one call between start and end."""
 
-    __slots__ = ("spec", "span", "token", "t0", "wall0", "query", "qhash", "url", "run", "started", "rkey")
+    __slots__ = ("spec", "span", "token", "t0", "wall0", "query", "qhash", "url", "run", "started", "rkey", "tel")
 
-    def __init__(self, spec: ToolSpec, args: Sequence[Any], kwargs: Mapping[str, Any], current: bool = True) -> None:
+    def __init__(self, spec: ToolSpec, args: Sequence[Any], kwargs: Mapping[str, Any], current: bool = True,
+                 tel: _telemetry.Telemetry | None = None) -> None:
         self.spec = spec
+        # the telemetry is read once per call (the caller already has it): one object for the whole call
+        self.tel = tel = tel if tel is not None else _telemetry.current()
         self.run = CURRENT_RUN.get() or run_in_context()
         self.query: str | None = None
         self.qhash: str | None = None
         self.url: str | None = None
-        settings = _telemetry.current().settings
+        settings = tel.settings
         attrs: dict[str, Any] = {
             names.GEN_AI_OPERATION_NAME: names.OP_EXECUTE_TOOL,
             names.GEN_AI_TOOL_NAME: spec.name,
@@ -95,7 +98,9 @@ class _Call:
         }
         if spec.description:
             attrs[names.GEN_AI_TOOL_DESCRIPTION] = spec.description
-        call_id = kwargs.get("tool_call_id") if isinstance(kwargs.get("tool_call_id"), str) else TOOL_CALL_ID.get()
+        call_id = kwargs.get("tool_call_id") if kwargs else None
+        if not isinstance(call_id, str):
+            call_id = TOOL_CALL_ID.get()
         if call_id:
             attrs[names.GEN_AI_TOOL_CALL_ID] = call_id
         if self.run is not None:
@@ -124,7 +129,7 @@ class _Call:
             attrs[names.GEN_AI_TOOL_CALL_ARGUMENTS] = redact_arguments(
                 args[1:] if spec.skip_self else args, dict(kwargs), _ARGUMENTS_CHARS
             )
-        self.span: Span = _telemetry.current().tracer().start_span(
+        self.span: Span = tel.tracer().start_span(
             f"execute_tool {spec.name}", context=child_context(self.run), kind=_INTERNAL, attributes=attrs
         )
         # current only for a tool the application decorated: a library's HTTP span keeps its parent otherwise
@@ -149,7 +154,7 @@ class _Call:
         if self.rkey is not None and self.run is not None:
             self.run.add_response(self.spec.name, self.rkey, encode_result(result))
         spec = self.spec
-        settings = _telemetry.current().settings
+        settings = self.tel.settings
         attrs: dict[str, Any] = {}
         status = spec.classify(result) if spec.classify else None
         if status is not None and status not in names.TOOL_STATUSES:
@@ -276,7 +281,7 @@ class _Call:
     def _finish_documents(self, docs: list[tuple[str, str, str | None, int | None]], status: str | None,
                           attrs: dict[str, Any]) -> str:
         """A fetch of several URLs in one call: each URL stored with its own status; the span's status."""
-        threshold = _telemetry.current().settings.empty_fetch_chars
+        threshold = self.tel.settings.empty_fetch_chars
         decided = [(url, text, own or (names.STATUS_OK if len(text) >= threshold else names.STATUS_EMPTY), code)
                    for url, text, own, code in docs]
         attrs[names.RESULT_SIZE] = sum(len(text) for _url, text, _status, _code in decided)
@@ -295,10 +300,10 @@ class _Call:
         """Store (URL, text, status, HTTP status) documents, capped like result URLs; their (redacted URL, status)."""
         run_id = self.run.id if self.run is not None else format(self.span.get_span_context().trace_id, "032x")
         stored: list[tuple[str, str]] = []
-        for url, text, status, code in list(docs)[: _telemetry.current().settings.max_urls]:
+        for url, text, status, code in list(docs)[: self.tel.settings.max_urls]:
             safe = redact_url(url)
             try:
-                _telemetry.current().run_store().put_document(run_id, safe, text, status=status, http_status=code)
+                self.tel.run_store().put_document(run_id, safe, text, status=status, http_status=code)
             except Exception as exc:  # noqa: BLE001 - the store must never break the agent
                 _telemetry.count_error("store_write", exc)
             stored.append((safe, status))
@@ -309,7 +314,7 @@ class _Call:
             return
         run_id = self.run.id if self.run is not None else format(self.span.get_span_context().trace_id, "032x")
         try:
-            ref = _telemetry.current().run_store().put_document(
+            ref = self.tel.run_store().put_document(
                 run_id, self.url, text, status=status, http_status=http_status, content_type=ctype
             )
         except Exception as exc:  # noqa: BLE001 - the store must never break the agent
@@ -334,7 +339,7 @@ class _Call:
         run = self.run
         if run is None:
             return
-        settings = _telemetry.current().settings
+        settings = self.tel.settings
         # ToolCallRecord fields after run_id and seq, in order (the run builds the record when read)
         run.add_call_fields(
             (
@@ -361,9 +366,10 @@ def _content_hash(text: str) -> str:
     return content_hash(text)
 
 
-def _start(spec: ToolSpec, args: Sequence[Any], kwargs: Mapping[str, Any], current: bool = True) -> _Call | None:
+def _start(spec: ToolSpec, args: Sequence[Any], kwargs: Mapping[str, Any], current: bool = True,
+           tel: _telemetry.Telemetry | None = None) -> _Call | None:
     try:
-        return _Call(spec, args, kwargs, current)
+        return _Call(spec, args, kwargs, current, tel)
     except Exception as exc:  # noqa: BLE001
         _telemetry.count_error("capture", exc)
         return None
@@ -421,12 +427,20 @@ def invoke(spec: ToolSpec, wrapped: Callable[..., Any], args: Sequence[Any], kwa
     ``current=False`` (the auto-instrumentation's library rows): the span is not made the current span, so the
     spans another instrumentation makes inside the call (an HTTP client's) keep the parent they have without
     citetrace. ``@traced_tool`` keeps True: the application asked for that span around its code."""
-    if _passthrough():
+    tel = _telemetry.current()
+    if not tel.enabled or IN_TOOL.get() or _suppressed():
         return wrapped(*args, **kwargs)
+    return traced_call(tel, spec, wrapped, args, kwargs, current)
+
+
+def traced_call(tel: _telemetry.Telemetry, spec: ToolSpec, wrapped: Callable[..., Any], args: Sequence[Any],
+                kwargs: Mapping[str, Any], current: bool = True) -> Any:
+    """``invoke`` once the caller has checked that this call is traced (enabled, not nested, not suppressed):
+    ``@traced_tool``'s wrapper does that check itself, so a nested call passes through in one frame."""
     replaying = _replay.current()
     if replaying is not None:  # the recorded response instead of the call (still one span)
         wrapped = replaying.stand_in(spec, args, kwargs, wrapped, False)
-    call = _start(spec, args, kwargs, current)
+    call = _start(spec, args, kwargs, current, tel)
     if call is None:
         return wrapped(*args, **kwargs)
     token = IN_TOOL.set(True)
@@ -446,12 +460,19 @@ async def ainvoke(
     current: bool = True,
 ) -> Any:
     """Async twin of ``invoke``."""
-    if _passthrough():
+    tel = _telemetry.current()
+    if not tel.enabled or IN_TOOL.get() or _suppressed():
         return await wrapped(*args, **kwargs)
+    return await atraced_call(tel, spec, wrapped, args, kwargs, current)
+
+
+async def atraced_call(tel: _telemetry.Telemetry, spec: ToolSpec, wrapped: Callable[..., Awaitable[Any]],
+                       args: Sequence[Any], kwargs: Mapping[str, Any], current: bool = True) -> Any:
+    """Async twin of ``traced_call``."""
     replaying = _replay.current()
     if replaying is not None:
         wrapped = replaying.stand_in(spec, args, kwargs, wrapped, True)
-    call = _start(spec, args, kwargs, current)
+    call = _start(spec, args, kwargs, current, tel)
     if call is None:
         return await wrapped(*args, **kwargs)
     token = IN_TOOL.set(True)

@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterable, TypeVar, overload
 from citetrace import names
 from citetrace import _telemetry
 from citetrace.capture._context import IN_TOOL
-from citetrace.capture._core import ToolSpec, ainvoke, invoke
+from citetrace.capture._core import ToolSpec, _suppressed, atraced_call, traced_call
 from citetrace.capture._stream import async_generator_tool, iterate
 
 __all__ = ["traced_tool"]
@@ -30,7 +30,9 @@ def _call_method(fn: Callable[..., Any]) -> Any:
 
 def _wrap(target: Callable[..., Any], spec: ToolSpec) -> Callable[..., Any]:
     """The wrapper of the right kind: async generator, generator, coroutine or plain, so that ``inspect``
-    still says what the tool is; each is one frame above the tool when tracing is off or inside a tool."""
+    still says what the tool is. Each does ``invoke``'s checks itself, so that when tracing is off, suppressed
+    or inside a tool it is one frame above the tool: a wrapped recursive tool reaches half the bare depth,
+    the floor for a wrapper written in Python (benchmarks/bench_depth.py, tests/capture/test_callables.py)."""
     current = _telemetry.current
     shape = _call_method(target)
     wrapper: Callable[..., Any]
@@ -50,18 +52,21 @@ def _wrap(target: Callable[..., Any], spec: ToolSpec) -> Callable[..., Any]:
 
         @functools.wraps(target)
         async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
-            if not current().enabled:
+            tel = current()
+            if not tel.enabled or IN_TOOL.get() or _suppressed():
                 return await target(*args, **kwargs)
-            return await ainvoke(spec, target, args, kwargs)
+            return await atraced_call(tel, spec, target, args, kwargs)
 
         wrapper = async_wrapper
     else:
 
         @functools.wraps(target)
         def sync_wrapper(*args: Any, **kwargs: Any) -> Any:
-            if not current().enabled or IN_TOOL.get():
+            # invoke's checks, inlined: a nested (or disabled, or suppressed) call is this one frame
+            tel = current()
+            if not tel.enabled or IN_TOOL.get() or _suppressed():
                 return target(*args, **kwargs)
-            return invoke(spec, target, args, kwargs)
+            return traced_call(tel, spec, target, args, kwargs)
 
         wrapper = sync_wrapper
     setattr(wrapper, "__citetrace_spec__", spec)

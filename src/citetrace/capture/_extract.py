@@ -62,10 +62,11 @@ def arg_value(
     if explicit is not None:
         value = kwargs.get(explicit)
         return value if isinstance(value, str) else None
-    for name in names:
-        value = kwargs.get(name)
-        if isinstance(value, str):
-            return value
+    if kwargs:  # most calls pass the query or URL positionally: no seven dict lookups then
+        for name in names:
+            value = kwargs.get(name)
+            if isinstance(value, str):
+                return value
     for value in args[1:] if skip_self else args:
         if isinstance(value, str):
             return value
@@ -126,18 +127,22 @@ def scan_dict_items(result: Any) -> tuple[list[str], int] | None:
     for item in result:
         if item.__class__ is not dict:
             return None
-        for key in _URL_KEYS:
-            value = item.get(key)
-            if value is None:
-                continue
-            if value.__class__ is not str:
-                return None
-            if value:
-                urls.append(value)
-                break
+        value = item.get("url")  # the first of _URL_KEYS, and nearly every API's: one lookup
+        if value.__class__ is str and value:
+            urls.append(value)
         else:
-            if "metadata" in item:
-                return None
+            for key in _URL_KEYS:
+                value = item.get(key)
+                if value is None:
+                    continue
+                if value.__class__ is not str:
+                    return None
+                if value:
+                    urls.append(value)
+                    break
+            else:
+                if "metadata" in item:
+                    return None
         for value in item.values():
             if value.__class__ is str or isinstance(value, str):
                 size += len(value)
