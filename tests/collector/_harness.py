@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 import urllib.error
+from collections import Counter
 import urllib.request
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -214,3 +215,30 @@ def promql_by(base: str, query: str, *labels: str) -> dict[tuple[str, ...], floa
     """A PromQL vector as {label values: value}."""
     return {tuple(r["metric"].get(label, "") for label in labels): float(r["value"][1])
             for r in promql(base, query)}
+
+
+def assert_promql_counts(prom: str, runs: list[dict[str, Any]]) -> tuple[Counter[str], Counter[str]]:
+    """Prometheus answers exactly the hand-computed runs by outcome, failures by reason and tool calls by kind and
+    status of ``runs`` (_agents.py lines); returns (outcomes, reasons) for the caller's own bounds."""
+    from citetrace import names
+
+    outcomes = Counter(names.OUTCOME_FAILED if r["reasons"] else names.OUTCOME_OK for r in runs)
+    reasons = Counter(reason for r in runs for reason in r["reasons"])
+    calls = Counter((kind, status) for r in runs for kind, status in r["calls"])
+    assert promql_by(prom, f"sum by (outcome) ({names.METRIC_RUNS_TOTAL})", "outcome") == {
+        (k,): float(v) for k, v in outcomes.items()}
+    assert promql_by(prom, f"sum by (reason) ({names.METRIC_RUN_FAILURES_TOTAL})", "reason") == {
+        (k,): float(v) for k, v in reasons.items()}
+    assert promql_by(prom, f"sum by (kind, status) ({names.METRIC_TOOL_CALLS_TOTAL})", "kind", "status") == {
+        k: float(v) for k, v in calls.items()}
+    return outcomes, reasons
+
+
+def expected_kept(runs: list[dict[str, Any]]) -> set[str]:
+    """Trace ids the tail sampler must keep: every failed run, plus the healthy runs of the stable hash sample."""
+    from citetrace.config import Settings
+    from citetrace.summary import keep_by_hash
+
+    settings = Settings()
+    return {r["trace_id"] for r in runs if r["reasons"] or keep_by_hash(
+        int(r["trace_id"], 16), salt=settings.sample_salt, percent=settings.sample_percent)}

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 import sys
 import time
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -24,7 +23,7 @@ from citetrace.store import open_store
 from citetrace.summary import keep_by_hash
 
 from ._harness import (
-    AGENTS, COLLECTOR_DIR, Proc, collector_binary, collector_env, free_port, http_get, promql, promql_by,
+    AGENTS, COLLECTOR_DIR, Proc, assert_promql_counts, collector_binary, collector_env, free_port, http_get, promql,
     read_otlp_json_lines, read_runs, start_collector, start_prometheus, summary_count_fields, wait_until,
 )
 
@@ -102,17 +101,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
 def test_promql_counts_runs_failures_and_tool_calls(stack: Stack) -> None:
     """Prometheus, scraping serve, answers the hand-computed runs by outcome, failures by reason, calls by status."""
     time.sleep(2.5)  # one more scrape after the last run was counted
-    runs = stack.runs
-    outcomes = Counter(names.OUTCOME_FAILED if r["reasons"] else names.OUTCOME_OK for r in runs)
-    reasons = Counter(reason for r in runs for reason in r["reasons"])
-    calls = Counter((kind, status) for r in runs for kind, status in r["calls"])
-    prom = stack.prometheus
-    assert promql_by(prom, f"sum by (outcome) ({names.METRIC_RUNS_TOTAL})", "outcome") == {
-        (k,): float(v) for k, v in outcomes.items()}
-    assert promql_by(prom, f"sum by (reason) ({names.METRIC_RUN_FAILURES_TOTAL})", "reason") == {
-        (k,): float(v) for k, v in reasons.items()}
-    assert promql_by(prom, f"sum by (kind, status) ({names.METRIC_TOOL_CALLS_TOTAL})", "kind", "status") == {
-        k: float(v) for k, v in calls.items()}
+    outcomes, reasons = assert_promql_counts(stack.prometheus, stack.runs)
     assert len(reasons) >= 6 and outcomes[names.OUTCOME_OK] > 300
 
 

@@ -10,14 +10,13 @@ from pathlib import Path
 import pytest
 
 from citetrace import names
-from citetrace.config import Settings, load_settings
+from citetrace.config import load_settings
 from citetrace.serve import ServeOptions, Service
 from citetrace.store import MemoryStore
-from citetrace.summary import keep_by_hash
 
 from ._harness import (
-    AGENTS, COLLECTOR_DIR, Proc, collector_binary, collector_env, read_otlp_json_lines, read_runs, start_collector,
-    summary_count_fields, wait_until,
+    AGENTS, COLLECTOR_DIR, Proc, collector_binary, collector_env, expected_kept, read_otlp_json_lines, read_runs,
+    start_collector, summary_count_fields, wait_until,
 )
 
 pytestmark = pytest.mark.slow
@@ -64,9 +63,7 @@ def test_gateway_routes_whole_traces_to_one_tier2_each(tmp_path: Path) -> None:
             for field_name in summary_count_fields():
                 assert record.summary[field_name] == run["in_process"][names.summary_attr(field_name)]
 
-        settings = Settings()
-        expected = {r["trace_id"] for r in runs if r["reasons"] or keep_by_hash(
-            int(r["trace_id"], 16), salt=settings.sample_salt, percent=settings.sample_percent)}
+        expected = expected_kept(runs)
 
         def kept() -> list[set[str]]:
             return [{s["traceId"] for s in read_otlp_json_lines(f)} for f in kept_files]
@@ -80,3 +77,76 @@ def test_gateway_routes_whole_traces_to_one_tier2_each(tmp_path: Path) -> None:
             proc.stop()
         for service in services:
             service.stop(drain_seconds=0)
+
+
+def test_gateway_in_front_of_tier2_collectors_with_the_connector(tmp_path: Path) -> None:
+    """Tier 2 = two collectors with the citetracesummary connector (otelcol-summary.yaml) remote-writing to one
+    Prometheus: each run is summarised exactly once, on one instance (both do work), the fleet totals equal the
+    agents' runs, and each kept trace is kept by exactly one tier-2 instance with the summary on its root."""
+    from ._harness import http_get, promql, promql_by
+    from .test_summary_connector import _attrs, _prometheus
+
+    binary = collector_binary()
+    procs: list[Proc] = []
+    try:
+        telemetry = [collector_env() for _ in range(2)]
+        prom_proc, prom = _prometheus(tmp_path, f"127.0.0.1:{telemetry[0][names.ENV_OTELCOL_TELEMETRY_PORT]}")
+        procs.append(prom_proc)
+        tier2_grpc, kept_files = [], []
+        for i in range(2):
+            kept_file = tmp_path / f"kept-{i}.jsonl"
+            env = dict(telemetry[i], **{
+                names.ENV_OTELCOL_REMOTE_WRITE_ENDPOINT: f"{prom}/api/v1/write",
+                names.ENV_OTELCOL_METRICS_FLUSH_INTERVAL: "1s",
+                names.ENV_OTELCOL_KEPT_EXPORTER: "file/kept",
+                names.ENV_OTELCOL_KEPT_FILE: str(kept_file),
+            })
+            procs.append(start_collector(binary, [COLLECTOR_DIR / "otelcol-summary.yaml"], env,
+                                         tmp_path / f"tier2-{i}.log"))
+            tier2_grpc.append(env[names.ENV_OTELCOL_GRPC_ENDPOINT])
+            kept_files.append(kept_file)
+        gw_env = collector_env(**{names.ENV_OTELCOL_TIER2: "[" + ", ".join(tier2_grpc) + "]"})
+        procs.append(start_collector(binary, [COLLECTOR_DIR / "otelcol-gateway.yaml"], gw_env,
+                                     tmp_path / "gateway.log"))
+        out = tmp_path / "runs.jsonl"
+        agents = Proc([sys.executable, str(AGENTS), "--endpoint",
+                       f"http://{gw_env[names.ENV_OTELCOL_HTTP_ENDPOINT]}/v1/traces", "--out", str(out),
+                       "--demo-rounds", "1", "--healthy", "150", "--errors", "3"], tmp_path / "agents.log")
+        procs.append(agents)
+        assert agents.popen.wait(240) == 0, agents.tail()
+        runs = read_runs(out)
+
+        def total() -> float:
+            result = promql(prom, f"sum({names.METRIC_RUNS_TOTAL})")
+            return float(result[0]["value"][1]) if result else 0.0
+
+        wait_until(lambda: total() >= len(runs), 90, "every run in Prometheus")
+        time.sleep(2.5)  # one more flush: nothing may be counted twice
+        assert total() == len(runs)
+        per_instance = promql_by(prom, f"sum by (instance) ({names.METRIC_RUNS_TOTAL})", "instance")
+        assert len(per_instance) == 2 and all(v > 10 for v in per_instance.values()), per_instance
+        outcomes = promql_by(prom, f"sum by (outcome) ({names.METRIC_RUNS_TOTAL})", "outcome")
+        assert outcomes[(names.OUTCOME_FAILED,)] == sum(1 for r in runs if r["reasons"])
+
+        expected = expected_kept(runs)
+
+        def kept() -> list[set[str]]:
+            return [{s["traceId"] for s in read_otlp_json_lines(f)} for f in kept_files]
+
+        wait_until(lambda: set().union(*kept()) >= expected, 60, "kept traces from both tiers")
+        time.sleep(3)
+        first, second = kept()
+        assert first | second == expected and not first & second
+        by_run = {r["run_id"]: r for r in runs}
+        roots = [s for f in kept_files for s in read_otlp_json_lines(f) if names.SUMMARY_KEEP in _attrs(s)]
+        assert len({_attrs(s)[names.RUN_ID] for s in roots}) == len(roots) == len(expected)
+        for span in roots:
+            attrs = _attrs(span)
+            run = by_run[attrs[names.RUN_ID]]
+            for field_name in summary_count_fields():
+                assert float(attrs[names.summary_attr(field_name)]) == float(
+                    run["in_process"][names.summary_attr(field_name)]), field_name
+        assert http_get(f"{prom}/-/ready")[0] == 200
+    finally:
+        for proc in reversed(procs):
+            proc.stop()

@@ -16,7 +16,6 @@ import re
 import shutil
 import sys
 import time
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -28,15 +27,13 @@ import yaml
 from citetrace import names
 from citetrace._dashboards import ALERTS
 from citetrace._dashboards._promql import JOB_SERVE
-from citetrace.config import Settings
-from citetrace.summary import keep_by_hash
 
 from grafana.dashboards import metric_names, panel_queries, variable_queries, dashboards
 from vectors._runner import VECTORS, load
 
 from ._harness import (
-    AGENTS, COLLECTOR_DIR, REPO, Proc, collector_binary, collector_env, free_port, http_get, http_post, promql,
-    promql_by, read_otlp_json_lines, read_runs, start_collector, summary_count_fields, wait_until,
+    AGENTS, COLLECTOR_DIR, REPO, Proc, assert_promql_counts, collector_binary, collector_env, expected_kept, free_port,
+    http_get, http_post, promql, read_otlp_json_lines, read_runs, start_collector, summary_count_fields, wait_until,
 )
 
 pytestmark = pytest.mark.slow
@@ -128,17 +125,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
 def test_promql_counts_exactly_the_runs_failures_and_tool_calls(stack: Stack) -> None:
     """What the connector wrote answers the hand-computed runs by outcome, failures by reason, calls by status."""
     time.sleep(2.5)  # one more flush after the last run was counted
-    runs = stack.runs
-    outcomes = Counter(names.OUTCOME_FAILED if r["reasons"] else names.OUTCOME_OK for r in runs)
-    reasons = Counter(reason for r in runs for reason in r["reasons"])
-    calls = Counter((kind, status) for r in runs for kind, status in r["calls"])
-    prom = stack.prometheus
-    assert promql_by(prom, f"sum by (outcome) ({names.METRIC_RUNS_TOTAL})", "outcome") == {
-        (k,): float(v) for k, v in outcomes.items()}
-    assert promql_by(prom, f"sum by (reason) ({names.METRIC_RUN_FAILURES_TOTAL})", "reason") == {
-        (k,): float(v) for k, v in reasons.items()}
-    assert promql_by(prom, f"sum by (kind, status) ({names.METRIC_TOOL_CALLS_TOTAL})", "kind", "status") == {
-        k: float(v) for k, v in calls.items()}
+    outcomes, reasons = assert_promql_counts(stack.prometheus, stack.runs)
     assert len(reasons) >= 5 and outcomes[names.OUTCOME_OK] > 100
 
 
@@ -160,10 +147,8 @@ def _attrs(span: dict[str, Any]) -> dict[str, Any]:
 def test_tail_sampler_keeps_failed_runs_plus_the_hash_sample_on_the_connectors_decision(stack: Stack) -> None:
     """The kept file holds every failed run's full trace and the healthy runs of the hash sample, no other; each
     kept root carries the connector's summary, equal to what the agent computed in-process."""
-    settings = Settings()
-    expected = {r["trace_id"]: sorted(r["span_ids"]) for r in stack.runs
-                if r["reasons"] or keep_by_hash(int(r["trace_id"], 16), salt=settings.sample_salt,
-                                                percent=settings.sample_percent)}
+    keep = expected_kept(stack.runs)
+    expected = {r["trace_id"]: sorted(r["span_ids"]) for r in stack.runs if r["trace_id"] in keep}
     assert any(not r["reasons"] and r["trace_id"] in expected for r in stack.runs), "no healthy run sampled"
 
     def kept() -> dict[str, list[str]]:
