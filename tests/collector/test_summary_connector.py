@@ -26,7 +26,7 @@ import yaml
 
 from citetrace import names
 from citetrace._dashboards import ALERTS
-from citetrace._dashboards._promql import JOB_SERVE
+from citetrace._dashboards._promql import JOB_SUMMARY
 
 from grafana.dashboards import metric_names, panel_queries, variable_queries, dashboards
 from vectors._runner import VECTORS, load
@@ -67,7 +67,8 @@ def _prometheus(tmp: Path, collector_telemetry: str) -> tuple[Proc, str]:
     config = yaml.safe_load((REPO / "prometheus" / "prometheus.yml").read_text())
     config["global"].update(scrape_interval="1s", evaluation_interval="1s")
     config.pop("alerting", None)
-    config["scrape_configs"] = [{"job_name": "otel-collector", "static_configs": [{"targets": [collector_telemetry]}]}]
+    # the tier-2 collector's own metrics, as the fleet deployment scrapes them (the summarizer's `up`)
+    config["scrape_configs"] = [{"job_name": JOB_SUMMARY, "static_configs": [{"targets": [collector_telemetry]}]}]
     rules_dir = tmp / "rules"
     rules_dir.mkdir()
     for pattern in config["rule_files"]:
@@ -228,19 +229,12 @@ def _substitute(expr: str, tool: str) -> str:
             .replace("$agent", ".*").replace("$tool", tool))
 
 
-def _serve_only(expr: str) -> bool:
-    """Queries about scraping `citetrace serve` (up{job=...}): with the connector there is no such target."""
-    return f'job="{JOB_SERVE}"' in expr
-
-
 def _cases(stack: Stack) -> list[tuple[str, str, dict[str, Any]]]:
     # the tools of the runs still streaming (the finite fleet's tools are written on, but no longer move)
     moving = stack.api("query", query=f"sum by (tool) (increase({names.METRIC_TOOL_CALLS_TOTAL}[{RATE_WINDOW}])) > 0")
     tools = [s["metric"]["tool"] for s in moving["result"]]
     out = []
     for name, title, target in panel_queries():
-        if _serve_only(target["expr"]):
-            continue
         for tool in (tools if "$tool" in target["expr"] else ["-"]):
             out.append((f"{name} / {title} / {target['refId']} / {tool}", _substitute(target["expr"], tool), target))
     return out
@@ -255,7 +249,7 @@ def _has_data(stack: Stack, target: dict[str, Any], expr: str) -> bool:
 
 
 def test_every_dashboard_query_returns_data_from_the_connector(demo: Stack) -> None:
-    """Every panel query (bar the serve scrape target's `up`) returns a finite value from remote-written data."""
+    """Every panel query returns a finite value from remote-written data (and the collector's `up`)."""
     cases = _cases(demo)
     assert len(cases) >= 20
     empty = [where for where, expr, target in cases if not _has_data(demo, target, expr)]
@@ -282,24 +276,24 @@ def _names_py_series() -> set[str]:
 
 def test_metric_names_are_exactly_names_py(demo: Stack) -> None:
     """Remote write added no suffix: every citetrace_* series in Prometheus is a names.py name, and every metric a
-    dashboard or rule reads (except the serve scrape target) is among them."""
+    dashboard or rule reads is among them."""
     written = {n for n in demo.api("label/__name__/values") if n.startswith("citetrace_")}
+    # (the collector's own otelcol_citetracesummary_* come from its scraped /metrics, not from remote write)
     assert written <= _names_py_series(), sorted(written - _names_py_series())
     used: set[str] = set()
     for _, _, target in panel_queries():
-        if not _serve_only(target["expr"]):
-            used |= metric_names(target["expr"])
+        used |= metric_names(target["expr"])
     rules = yaml.safe_load((REPO / "prometheus" / "rules" / "citetrace.rules.yml").read_text())
     for group in rules["groups"]:
         for rule in group["rules"]:
-            if not _serve_only(rule["expr"]):
-                used |= metric_names(rule["expr"])
+            used |= metric_names(rule["expr"])
     textfile = {m for base in names.TEXTFILE_METRICS for m in (base, base.removesuffix("_total"))}
     assert used - {"up"} - textfile <= written, sorted(used - {"up"} - textfile - written)
 
 
 def test_alert_rules_evaluate_and_the_citation_alerts_fire(demo: Stack) -> None:
-    """Every rule is loaded and healthy on remote-written data; the demo's uncited and unfetched citations fire."""
+    """Every rule is loaded and healthy on remote-written data; the demo's uncited and unfetched citations fire, and
+    the summarizer-down alert stays quiet (the collector with the connector is the summarizer)."""
     loaded = [r for g in demo.api("rules")["groups"] for r in g["rules"]]
     assert sorted(r["name"] for r in loaded) == sorted(a.name for a in ALERTS)
     assert [(r["name"], r.get("lastError")) for r in loaded if r["health"] != "ok"] == []
@@ -310,6 +304,7 @@ def test_alert_rules_evaluate_and_the_citation_alerts_fire(demo: Stack) -> None:
         firing = {a["labels"]["alertname"] for a in demo.api("alerts")["alerts"] if a["state"] == "firing"}
         time.sleep(1)
     assert want <= firing
+    assert "CitetraceSummarizerDown" not in firing
 
 
 def test_latency_exemplars_carry_trace_ids(demo: Stack) -> None:
