@@ -85,5 +85,5 @@ def test_the_library_does_not_import_the_demo() -> None:
 def test_the_check_catches_a_private_import(tmp_path: Path) -> None:
     """The scanner sees an import inside a function body (so the rule cannot be dodged by a late import)."""
     sample = tmp_path / "sample.py"
-    sample.write_text("def f():\n    from citetrace.summary._metrics import SummaryMetrics\n")
-    assert list(_imports(sample)) == [(2, "citetrace.summary._metrics", ("SummaryMetrics",))]
+    sample.write_text("def f():\n    from citetrace.metrics._metrics import SummaryMetrics\n")
+    assert list(_imports(sample)) == [(2, "citetrace.metrics._metrics", ("SummaryMetrics",))]

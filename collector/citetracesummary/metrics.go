@@ -1,4 +1,4 @@
-// The summary's Prometheus metrics (citetrace/summary/_metrics.py SummaryMetrics): the same names, labels, label
+// The summary's Prometheus metrics (citetrace/metrics/_metrics.py SummaryMetrics): the same names, labels, label
 // caps and buckets, kept as cumulative series and written out as OTel metrics for prometheusremotewrite.
 package citetracesummary
 

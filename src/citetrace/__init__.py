@@ -15,7 +15,8 @@ from citetrace.store import open_store
 if TYPE_CHECKING:
     __version__: str
     from citetrace.instrumentation import CiteTraceInstrumentor
-    from citetrace.summary import TraceSummaryProcessor, start_metrics_server
+    from citetrace.metrics import start_metrics_server
+    from citetrace.processor import TraceSummaryProcessor
 
 __all__ = [
     "__version__",
@@ -33,8 +34,8 @@ __all__ = [
 ]
 
 _LAZY = {
-    "TraceSummaryProcessor": "citetrace.summary",
-    "start_metrics_server": "citetrace.summary",
+    "TraceSummaryProcessor": "citetrace.processor",
+    "start_metrics_server": "citetrace.metrics",
     "CiteTraceInstrumentor": "citetrace.instrumentation",
 }
 

@@ -36,7 +36,7 @@ def _summary_processor(settings: Settings, store: Store | None, exporters: list[
     """citetrace's processor: summary, metrics and (opted in) keep-on-failure sampling before the exporters."""
     from prometheus_client import CollectorRegistry
 
-    from citetrace.summary import TraceSummaryProcessor
+    from citetrace.processor import TraceSummaryProcessor
 
     registry = CollectorRegistry(auto_describe=True) if settings.metrics == "embedded" else None
     processor = TraceSummaryProcessor(settings=settings, store=store, registry=registry, exporter=exporters or None,
@@ -126,7 +126,7 @@ def _set_up(resolved: Settings, tracer_provider: TracerProvider | None, store: S
 
     server = None
     if registry is not None and resolved.metrics_port is not None:
-        from citetrace.summary import start_metrics_server
+        from citetrace.metrics import start_metrics_server
 
         server = start_metrics_server(resolved.metrics_port, registry=registry)
     return Telemetry(resolved, provider, run_store, processor, registry, server, owns, span_source=spans_from,

@@ -91,7 +91,7 @@ def _constants() -> list[tuple[str, Any]]:
 def generate() -> str:
     """The Go source, byte for byte."""
     from citetrace.serve._internal import ATTRIBUTE_TYPES
-    from citetrace.summary._internal import COUNT_BUCKETS, RUN_SECONDS_BUCKETS, TOOL_SECONDS_BUCKETS
+    from citetrace.metrics._internal import COUNT_BUCKETS, RUN_SECONDS_BUCKETS, TOOL_SECONDS_BUCKETS
     from citetrace.summary import Thresholds
 
     docs = _docstrings()
@@ -126,7 +126,7 @@ def generate() -> str:
     lines += ["\t}", ""]
     for name, buckets in (("CountBuckets", COUNT_BUCKETS), ("ToolSecondsBuckets", TOOL_SECONDS_BUCKETS),
                           ("RunSecondsBuckets", RUN_SECONDS_BUCKETS)):
-        lines.append(f"\t// {name} is summary/_metrics.py's histogram buckets of the same name.")
+        lines.append(f"\t// {name} is metrics/_metrics.py's histogram buckets of the same name.")
         lines += [f"\t{name} = []float64{{{', '.join(_go_float(b) for b in buckets)}}}", ""]
     lines[-1:] = [")", ""]
     lines += [

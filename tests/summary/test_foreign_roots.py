@@ -4,7 +4,8 @@ provider or on another one, and embedded sampling leaving other spans alone."""
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
 import pytest
 
@@ -148,29 +149,36 @@ class Batches(InMemorySpanExporter):
         return super().export(spans)
 
 
-def test_embedded_export_honours_otel_bsp_settings(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Kept spans go through the SDK's BatchSpanProcessor, so OTEL_BSP_MAX_EXPORT_BATCH_SIZE shapes the
-    batches the exporter gets."""
+@contextmanager
+def embedded_pipeline(exporter: Any, registry: Any = None) -> Iterator[TraceSummaryProcessor]:
+    """A processor with embedded sampling exporting to ``exporter``, as the current telemetry's provider."""
     from citetrace import _telemetry
     from citetrace.config import load_settings
     from citetrace.store import MemoryStore
 
-    monkeypatch.setenv("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "2")
-    exporter = Batches()
     settings = load_settings(sampling="embedded", sample_percent=0.0)
-    proc = TraceSummaryProcessor(settings=settings, store=MemoryStore(), exporter=exporter)
+    proc = TraceSummaryProcessor(settings=settings, store=MemoryStore(), exporter=exporter, registry=registry)
     provider = TracerProvider()
     provider.add_span_processor(proc)
     previous = _telemetry.current()
     _telemetry.reset(settings, tracer_provider=provider, store=MemoryStore())
     try:
+        yield proc
+    finally:
+        _telemetry.install(previous)
+        provider.shutdown()
+
+
+def test_embedded_export_honours_otel_bsp_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kept spans go through the SDK's BatchSpanProcessor, so OTEL_BSP_MAX_EXPORT_BATCH_SIZE shapes the
+    batches the exporter gets."""
+    monkeypatch.setenv("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "2")
+    exporter = Batches()
+    with embedded_pipeline(exporter) as proc:
         with research_run("q", agent="scout"):
             for _ in range(4):
                 search("nothing")
         assert proc.force_flush(5_000)
-    finally:
-        _telemetry.install(previous)
-        provider.shutdown()
     assert sum(exporter.sizes) == 5 and max(exporter.sizes) <= 2
 
 
@@ -193,20 +201,10 @@ def test_a_full_export_queue_is_counted_as_buffer_drops(monkeypatch: pytest.Monk
     as a ``buffer`` drop: exported plus dropped is every span."""
     from prometheus_client import CollectorRegistry
 
-    from citetrace import _telemetry
-    from citetrace.config import load_settings
-    from citetrace.store import MemoryStore
-
     monkeypatch.setenv("OTEL_BSP_MAX_QUEUE_SIZE", "2")
     monkeypatch.setenv("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "1")
     exporter, registry = Stalled(), CollectorRegistry()
-    settings = load_settings(sampling="embedded", sample_percent=0.0)
-    proc = TraceSummaryProcessor(settings=settings, store=MemoryStore(), exporter=exporter, registry=registry)
-    provider = TracerProvider()
-    provider.add_span_processor(proc)
-    previous = _telemetry.current()
-    _telemetry.reset(settings, tracer_provider=provider, store=MemoryStore())
-    try:
+    with embedded_pipeline(exporter, registry) as proc:
         with research_run("q", agent="scout"):
             search("nothing")  # an empty search: the run fails and its two spans are kept
         assert exporter.entered.wait(10)  # the export worker holds one span; the queue holds the other
@@ -216,9 +214,5 @@ def test_a_full_export_queue_is_counted_as_buffer_drops(monkeypatch: pytest.Monk
         dropped = registry.get_sample_value("citetrace_spans_dropped_total", {"reason": names.DROP_BUFFER})
         exporter.release.set()
         assert proc.force_flush(5_000)
-    finally:
-        exporter.release.set()
-        _telemetry.install(previous)
-        provider.shutdown()
     assert dropped == 9
     assert len(exporter.get_finished_spans()) == 3

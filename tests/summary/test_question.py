@@ -9,7 +9,7 @@ from typing import Any, Callable
 import pytest
 
 from citetrace import names, traced_tool
-from citetrace.summary._question import MAX_CHARS, foreign_question
+from citetrace.processor._question import MAX_CHARS, foreign_question
 
 from .conftest import Rig
 

@@ -22,7 +22,8 @@ from typing import Any, Callable, NamedTuple, Sequence
 from citetrace import names
 from citetrace.serve._decode import WireSpan
 from citetrace.serve._schema import SUMMARY_INPUTS
-from citetrace.summary import SpanRecord, SummaryMetrics, Thresholds, TraceSummary
+from citetrace.metrics import SummaryMetrics
+from citetrace.summary import SpanRecord, Thresholds, TraceSummary
 from citetrace.summary._internal import RunAccumulator
 
 __all__ = ["Assembler", "Added", "SUMMARY_INPUTS"]

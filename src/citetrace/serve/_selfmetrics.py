@@ -11,7 +11,7 @@ import time
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
 from citetrace import names
-from citetrace.summary._internal import NoCreated as _NoCreated
+from citetrace.metrics._internal import NoCreated as _NoCreated
 
 __all__ = ["ServeMetrics"]
 

@@ -26,7 +26,8 @@ from citetrace.serve._decode import Decoded
 from citetrace.serve._http import Accepted, Ingest, IngestServer, Limits
 from citetrace.serve._selfmetrics import ServeMetrics
 from citetrace.store import Store
-from citetrace.summary import SummaryMetrics, Thresholds, TraceSummary, start_metrics_server
+from citetrace.metrics import SummaryMetrics, start_metrics_server
+from citetrace.summary import Thresholds, TraceSummary
 
 __all__ = ["ServeOptions", "Service"]
 

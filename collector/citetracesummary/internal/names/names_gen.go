@@ -291,13 +291,13 @@ var (
 		{"citetrace.ledger.status_flips", "integer"},
 	}
 
-	// CountBuckets is summary/_metrics.py's histogram buckets of the same name.
+	// CountBuckets is metrics/_metrics.py's histogram buckets of the same name.
 	CountBuckets = []float64{0.0, 1.0, 2.0, 3.0, 5.0, 8.0, 10.0, 15.0, 20.0, 30.0, 50.0, 100.0}
 
-	// ToolSecondsBuckets is summary/_metrics.py's histogram buckets of the same name.
+	// ToolSecondsBuckets is metrics/_metrics.py's histogram buckets of the same name.
 	ToolSecondsBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0}
 
-	// RunSecondsBuckets is summary/_metrics.py's histogram buckets of the same name.
+	// RunSecondsBuckets is metrics/_metrics.py's histogram buckets of the same name.
 	RunSecondsBuckets = []float64{0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0}
 )
 

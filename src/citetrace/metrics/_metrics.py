@@ -20,9 +20,8 @@ from prometheus_client.registry import Collector
 from citetrace import names
 from citetrace._forksafe import reset_after_fork
 from citetrace.store import BufferedStore, WriteStats
-from citetrace.summary._aggregate import AggregateCollector, CounterAgg, HistogramAgg, Labels
-from citetrace.summary._model import TraceSummary
-from citetrace.summary._summarize import tool_status
+from citetrace.metrics._aggregate import AggregateCollector, CounterAgg, HistogramAgg, Labels
+from citetrace.summary import TraceSummary, tool_status
 
 __all__ = ["SummaryMetrics", "COUNT_BUCKETS", "TOOL_SECONDS_BUCKETS", "RUN_SECONDS_BUCKETS"]
 

@@ -34,17 +34,17 @@ from citetrace.config import Settings, load_settings
 from citetrace._exitbound import exit_bound_seconds
 from citetrace.store import BufferedStore
 from citetrace.store import Store, ToolCallRecord
-from citetrace.summary._export import batch_processors
-from citetrace.summary._foreign import Observer, call_records, foreign_agent, watch_parent
-from citetrace.summary._question import foreign_question
-from citetrace.summary._metrics import SummaryMetrics
-from citetrace.summary._model import SpanRecord, Thresholds, TraceSummary
-from citetrace.summary._spans import Trace as _Trace
-from citetrace.summary._spans import attributes_of as _attributes
-from citetrace.summary._spans import service_name as _service_name
-from citetrace.summary._summarize import RunAccumulator
-from citetrace.summary._report import Reporter
-from citetrace.summary._worker import Worker
+from citetrace.processor._export import batch_processors
+from citetrace.processor._foreign import Observer, call_records, foreign_agent, watch_parent
+from citetrace.processor._question import foreign_question
+from citetrace.metrics import SummaryMetrics
+from citetrace.summary import SpanRecord, Thresholds, TraceSummary
+from citetrace.processor._spans import Trace as _Trace
+from citetrace.processor._spans import attributes_of as _attributes
+from citetrace.processor._spans import service_name as _service_name
+from citetrace.summary._internal import RunAccumulator
+from citetrace.processor._report import Reporter
+from citetrace.processor._worker import Worker
 
 __all__ = ["TraceSummaryProcessor"]
 

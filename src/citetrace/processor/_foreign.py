@@ -29,7 +29,7 @@ from citetrace import names
 from citetrace.store import ToolCallRecord
 
 if TYPE_CHECKING:
-    from citetrace.summary._processor import TraceSummaryProcessor
+    from citetrace.processor._processor import TraceSummaryProcessor
 
 __all__ = ["foreign_agent", "call_records", "Observer", "watch_parent"]
 

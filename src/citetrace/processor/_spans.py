@@ -12,8 +12,8 @@ from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import Span as ApiSpan
 
 from citetrace import names
-from citetrace.summary._model import TraceSummary
-from citetrace.summary._summarize import RunAccumulator
+from citetrace.summary import TraceSummary
+from citetrace.summary._internal import RunAccumulator
 
 __all__ = ["Trace", "attributes_of", "service_name"]
 

@@ -13,9 +13,9 @@ from opentelemetry.trace import NonRecordingSpan, SpanKind, Tracer, set_span_in_
 from citetrace import names
 from citetrace._logonce import OnceLogger
 from citetrace.store import RunRecord, Store, ToolCallRecord
-from citetrace.summary._metrics import SummaryMetrics
-from citetrace.summary._model import TraceSummary
-from citetrace.summary._worker import Worker
+from citetrace.metrics import SummaryMetrics
+from citetrace.summary import TraceSummary
+from citetrace.processor._worker import Worker
 
 __all__ = ["Reporter"]
 
