@@ -88,5 +88,15 @@ GPTR: dict[str, Row] = {
 }
 """gpt-researcher: name (its ``RETRIEVER`` setting, as in ``_gpt_researcher_web.RETRIEVERS``) -> row."""
 
-STORM: dict[str, Row] = {}
+STORM: dict[str, Row] = {
+    "you": Row(_one("/api.ydc-index.io/search", lambda urls: {"hits": [
+        {"url": u, "title": f"T{i}", "description": "d", "snippets": ["s"]} for i, u in enumerate(urls)]}),
+        _pages("you.example"), kwargs={"ydc_api_key": "k", "k": 3}),
+    "brave": Row(_one("/api.search.brave.com/res/v1/web/search", lambda urls: {"web": {"results": [
+        {"url": u, "title": f"T{i}", "description": "d", "extra_snippets": ["s"]} for i, u in enumerate(urls)]}}),
+        _pages("brave.example"), kwargs={"brave_search_api_key": "k", "k": 3}),
+    "searxng": Row(_one("/searxng.example/search", lambda urls: {"results": [
+        {"url": u, "title": f"T{i}", "content": "s"} for i, u in enumerate(urls)]}),
+        _pages("searxng-result.example"), kwargs={"searxng_api_url": "https://searxng.example/search", "k": 3}),
+}
 """knowledge-storm: name (as in ``_storm_web.RETRIEVERS``) -> row."""
