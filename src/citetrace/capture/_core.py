@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Awaitable, Callable, Iterable, Mapping, Sequence
 
 from opentelemetry import context as otel_context
@@ -74,6 +75,19 @@ class ToolSpec:
         if not self.name:
             raise ValueError("tool name must not be empty")
 
+    @cached_property
+    def start_attributes(self) -> dict[str, Any]:
+        """The attributes every span of this tool starts with, built once (each call copies them)."""
+        attrs: dict[str, Any] = {
+            names.GEN_AI_OPERATION_NAME: names.OP_EXECUTE_TOOL,
+            names.GEN_AI_TOOL_NAME: self.name,
+            names.GEN_AI_TOOL_TYPE: names.TOOL_TYPE_FUNCTION,
+            names.TOOL_KIND: self.kind,
+        }
+        if self.description:
+            attrs[names.GEN_AI_TOOL_DESCRIPTION] = self.description
+        return attrs
+
 
 class _Call:
     """State of one call between start and end."""
@@ -90,14 +104,7 @@ class _Call:
         self.qhash: str | None = None
         self.url: str | None = None
         settings = tel.settings
-        attrs: dict[str, Any] = {
-            names.GEN_AI_OPERATION_NAME: names.OP_EXECUTE_TOOL,
-            names.GEN_AI_TOOL_NAME: spec.name,
-            names.GEN_AI_TOOL_TYPE: names.TOOL_TYPE_FUNCTION,
-            names.TOOL_KIND: spec.kind,
-        }
-        if spec.description:
-            attrs[names.GEN_AI_TOOL_DESCRIPTION] = spec.description
+        attrs = spec.start_attributes.copy()
         call_id = kwargs.get("tool_call_id") if kwargs else None
         if not isinstance(call_id, str):
             call_id = TOOL_CALL_ID.get()
