@@ -61,7 +61,7 @@ type traceState struct {
 	id      [16]byte
 	runs    []runEntry
 	roots   []*heldRoot
-	spanIDs map[[8]byte]struct{}
+	spanIDs idSet
 	touched float64
 	due     float64
 	hasDue  bool
@@ -69,6 +69,56 @@ type traceState struct {
 	urls    int
 	held    int
 	elem    *list.Element
+}
+
+// idSet is a trace's span ids (for duplicates and the span cap): a slice scanned linearly while the trace is small,
+// as nearly all are, and a map once it passes idSetSmall ids, so a typical trace costs one small allocation, not a map.
+type idSet struct {
+	small [][8]byte
+	big   map[[8]byte]struct{}
+}
+
+const idSetSmall = 32
+
+func (s *idSet) has(id [8]byte) bool {
+	if s.big != nil {
+		_, ok := s.big[id]
+		return ok
+	}
+	for _, x := range s.small {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+// add records an id the caller checked is not there yet.
+func (s *idSet) add(id [8]byte) {
+	if s.big != nil {
+		s.big[id] = struct{}{}
+		return
+	}
+	if len(s.small) < idSetSmall {
+		if s.small == nil {
+			s.small = make([][8]byte, 0, 16)
+		}
+		s.small = append(s.small, id)
+		return
+	}
+	s.big = make(map[[8]byte]struct{}, 2*idSetSmall)
+	for _, x := range s.small {
+		s.big[x] = struct{}{}
+	}
+	s.big[id] = struct{}{}
+	s.small = nil
+}
+
+func (s *idSet) len() int {
+	if s.big != nil {
+		return len(s.big)
+	}
+	return len(s.small)
 }
 
 func (s *traceState) run(key string) *accumulator {
@@ -184,7 +234,7 @@ func (a *assembler) addSpan(sp *inSpan, now float64, res *added) {
 		}
 		state := a.traces[sp.traceID]
 		if state != nil {
-			if _, dup := state.spanIDs[sp.spanID]; dup {
+			if state.spanIDs.has(sp.spanID) {
 				state.touched = now
 				return
 			}
@@ -221,7 +271,7 @@ func (a *assembler) addSpan(sp *inSpan, now float64, res *added) {
 				if len(state.roots) >= a.lim.maxRoots {
 					reason = names.DropRootsPerTrace
 				}
-			} else if len(state.spanIDs)-len(state.roots) >= a.lim.maxSpans {
+			} else if state.spanIDs.len()-len(state.roots) >= a.lim.maxSpans {
 				reason = names.DropSpansPerTrace
 			}
 		}
@@ -239,7 +289,7 @@ func (a *assembler) addSpan(sp *inSpan, now float64, res *added) {
 			for len(a.traces) >= a.lim.maxTraces {
 				res.done = append(res.done, a.popOldest(names.EvictCapacity))
 			}
-			state = &traceState{id: sp.traceID, spanIDs: map[[8]byte]struct{}{}, touched: now, service: sp.service}
+			state = &traceState{id: sp.traceID, touched: now, service: sp.service}
 			state.elem = a.lru.PushBack(state)
 			a.traces[sp.traceID] = state
 		} else {
@@ -271,7 +321,7 @@ func (a *assembler) addSpan(sp *inSpan, now float64, res *added) {
 				res.ledger = append(res.ledger, &cp)
 			}
 		}
-		state.spanIDs[sp.spanID] = struct{}{}
+		state.spanIDs.add(sp.spanID)
 		state.urls += count
 		state.held += charge
 		a.heldSum += charge

@@ -66,7 +66,9 @@ func (c *core) emitsTraces() bool { return c.tracesOut != nil }
 func (c *core) consume(ctx context.Context, td ptrace.Traces) error {
 	keep := c.emitsTraces()
 	invalid, mistyped := 0, 0
-	res := added{drops: map[string]int{}}
+	tools := toolBuffers.Get().(*[]toolCall)
+	defer func() { clear(*tools); *tools = (*tools)[:0]; toolBuffers.Put(tools) }()
+	res := added{drops: map[string]int{}, tools: (*tools)[:0]}
 	c.mu.Lock()
 	c.asm.keepOuts = keep
 	now := c.mono()
@@ -122,6 +124,7 @@ func (c *core) consume(ctx context.Context, td ptrace.Traces) error {
 	}
 	c.metrics.ledger.observe(res.ledger)
 	c.metrics.observeTools(res.tools, c.clock())
+	*tools = res.tools // the grown buffer goes back to the pool
 	var err error
 	if keep && td.SpanCount() > 0 {
 		err = c.tracesOut.ConsumeTraces(ctx, td)
@@ -141,6 +144,10 @@ func (c *core) consume(ctx context.Context, td ptrace.Traces) error {
 	c.emit(ctx, ordered)
 	return err
 }
+
+// toolBuffers reuse the per-batch tool-call list (one entry per tool span; batches arrive concurrently): without
+// them every batch regrows a list of its tool spans and leaves it to the garbage collector.
+var toolBuffers = sync.Pool{New: func() any { b := make([]toolCall, 0, 1024); return &b }}
 
 type spanKey struct {
 	trace [16]byte

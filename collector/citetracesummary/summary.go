@@ -80,11 +80,13 @@ type accumulator struct {
 	searches, reads, repeatQueries, emptySearches, failedReads, rateLimited int
 	slowestNs, firstStart, lastEnd                                          int64
 	agent, runID                                                            string
-	queries                                                                 map[string]struct{}
-	results                                                                 map[string]struct{}
-	fetched                                                                 map[string]struct{}
-	pages                                                                   map[string]struct{} // page texts that came with search results (also in fetched)
-	unreported                                                              bool
+	// the URL sets hold url keys, taken as each URL is added (the key cache makes that a lookup), so finish reads
+	// them as they are instead of building a key set of each
+	queries    map[string]struct{}
+	results    map[string]struct{}
+	fetched    map[string]struct{}
+	pages      map[string]struct{} // page texts that came with search results (also in fetched)
+	unreported bool
 }
 
 func newAccumulator() *accumulator {
@@ -132,12 +134,13 @@ func (acc *accumulator) add(s *spanView) {
 			}
 		}
 		for _, u := range a.urlsReturned {
-			acc.results[u] = struct{}{}
+			acc.results[urlKey(u)] = struct{}{}
 		}
 		if a.hasPages {
 			for _, u := range a.pagesReturned {
-				acc.fetched[u] = struct{}{}
-				acc.pages[u] = struct{}{}
+				k := urlKey(u)
+				acc.fetched[k] = struct{}{}
+				acc.pages[k] = struct{}{}
 			}
 		}
 		if a.hasSourcesReported || a.hasContentReturned {
@@ -146,7 +149,7 @@ func (acc *accumulator) add(s *spanView) {
 			}
 			if a.hasContentReturned && a.contentReturned && a.hasURLsReturned {
 				for _, u := range a.urlsReturned {
-					acc.fetched[u] = struct{}{}
+					acc.fetched[urlKey(u)] = struct{}{}
 				}
 			}
 		}
@@ -157,11 +160,11 @@ func (acc *accumulator) add(s *spanView) {
 		acc.failedReads++
 	}
 	if a.urlFull != "" {
-		acc.fetched[a.urlFull] = struct{}{}
+		acc.fetched[urlKey(a.urlFull)] = struct{}{}
 	}
 	// a fetch of several URLs in one call: each URL fetched, as url.full is
 	for _, u := range a.pagesReturned {
-		acc.fetched[u] = struct{}{}
+		acc.fetched[urlKey(u)] = struct{}{}
 	}
 }
 
@@ -169,14 +172,6 @@ func (acc *accumulator) add(s *spanView) {
 type rootView struct {
 	spanView
 	traceID [16]byte
-}
-
-func keySet(urls map[string]struct{}) map[string]struct{} {
-	out := make(map[string]struct{}, len(urls))
-	for u := range urls {
-		out[urlKey(u)] = struct{}{}
-	}
-	return out
 }
 
 // finish is RunAccumulator.finish(trace_id, root=root, citations=None, ...).
@@ -195,8 +190,7 @@ func (acc *accumulator) finish(traceID [16]byte, root *spanView, th *Thresholds,
 			cited = append(cited, cite{k, u})
 		}
 	}
-	resultKeys := keySet(acc.results)
-	fetchedKeys := keySet(acc.fetched)
+	resultKeys, fetchedKeys := acc.results, acc.fetched
 	uncited, unfetched := []string{}, []string{}
 	if !acc.unreported {
 		for _, c := range cited {
@@ -262,8 +256,8 @@ func (acc *accumulator) finish(traceID [16]byte, root *spanView, th *Thresholds,
 		Searches: acc.searches, Reads: acc.reads, RepeatQueries: acc.repeatQueries, EmptySearches: acc.emptySearches,
 		FailedReads: acc.failedReads, RateLimited: acc.rateLimited, DistinctURLsSeen: len(resultKeys),
 		Citations: len(cited), UncitedFromRetrieval: len(uncited), CitedNotFetched: len(unfetched),
-		PagesFromSearch: len(keySet(acc.pages)),
-		SlowestMs: float64(acc.slowestNs) / 1e6, TotalMs: float64(totalNs) / 1e6,
+		PagesFromSearch: len(acc.pages),
+		SlowestMs:       float64(acc.slowestNs) / 1e6, TotalMs: float64(totalNs) / 1e6,
 		FailureReasons: reasons, Failed: failed, Keep: keep, UncitedURLs: uncited, UnfetchedURLs: unfetched,
 	}
 }
