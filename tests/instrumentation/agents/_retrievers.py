@@ -31,6 +31,9 @@ class Row:
     urls: list[str]
     env: dict[str, str] = field(default_factory=dict)
     kwargs: dict[str, object] = field(default_factory=dict)
+    reads: bool = False
+    """Whether the retriever reads each result page itself (STORM's ``WebPageHelper``): one fetch span per URL,
+    each a span of its own next to the search span."""
 
 
 def _pages(host: str) -> list[str]:
@@ -65,6 +68,22 @@ def _pubmed(urls: list[str]) -> dict[str, str]:
             base + "efetch.fcgi": _PMC_XML}
 
 
+_ARTICLE = ("<html><body><article><h1>Solar</h1><p>" + "Solar capacity grew fast in every region. " * 8
+            + "</p></article></body></html>")
+"""A result page long enough for ``WebPageHelper``'s 150-character minimum once trafilatura extracts it."""
+
+def _atom(urls: list[str]) -> str:
+    """arXiv's API answer: an Atom feed, one entry per paper, its PDF link titled ``pdf``."""
+    entries = "".join(
+        f"<entry><id>{u.replace('/pdf/', '/abs/')}</id><title>Paper {i}</title><summary>About solar.</summary>"
+        f"<published>2024-01-01T00:00:00Z</published><updated>2024-01-01T00:00:00Z</updated>"
+        f"<author><name>A. Author</name></author><link href=\"{u}\" title=\"pdf\" rel=\"related\" "
+        f"type=\"application/pdf\"/></entry>" for i, u in enumerate(urls))
+    return (f'<?xml version="1.0" encoding="UTF-8"?><feed xmlns="http://www.w3.org/2005/Atom" '
+            f'xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/"><title>arXiv</title>'
+            f"<opensearch:totalResults>{len(urls)}</opensearch:totalResults>{entries}</feed>")
+
+
 GPTR: dict[str, Row] = {
     "google": Row(_one("/www.googleapis.com/customsearch/v1",
                        lambda urls: {"items": [{"title": f"T{i}", "link": u, "snippet": "s"} for i, u in enumerate(urls)]}),
@@ -82,6 +101,11 @@ GPTR: dict[str, Row] = {
         for i, u in enumerate(urls)]}), _pages("papers.example")),
     "pubmed_central": Row(_pubmed, ["https://www.ncbi.nlm.nih.gov/pmc/articles/PMC101/",
                                     "https://www.ncbi.nlm.nih.gov/pmc/articles/PMC102/"], {"NCBI_API_KEY": "k"}),
+    "xquik": Row(_one("/xquik.com/api/v1/x/tweets/search", lambda urls: {"tweets": [
+        {"id": u.rsplit("/", 1)[-1], "text": "Solar grew.", "author": {"username": "solar"}, "likeCount": 1}
+        for u in urls]}), ["https://x.com/solar/status/101", "https://x.com/solar/status/102"], {"XQUIK_API_KEY": "k"}),
+    "arxiv": Row(lambda urls: {"/export.arxiv.org/api/query": _atom(urls)},
+                 ["https://arxiv.org/pdf/2401.00001v1", "https://arxiv.org/pdf/2401.00002v1"]),
     "custom": Row(_one("/custom.example/search", lambda urls: [
         {"url": u, "raw_content": "Solar capacity grew fast in every region of the world. " * 3} for u in urls]),
         _pages("custom-result.example"), {"RETRIEVER_ENDPOINT": "https://custom.example/search"}),
@@ -95,6 +119,9 @@ STORM: dict[str, Row] = {
     "brave": Row(_one("/api.search.brave.com/res/v1/web/search", lambda urls: {"web": {"results": [
         {"url": u, "title": f"T{i}", "description": "d", "extra_snippets": ["s"]} for i, u in enumerate(urls)]}}),
         _pages("brave.example"), kwargs={"brave_search_api_key": "k", "k": 3}),
+    "bing": Row(lambda urls: {**_one("/api.bing.microsoft.com/v7.0/search", _bing)(urls),
+                              "/bing-result.example/page/": _ARTICLE},
+                _pages("bing-result.example"), kwargs={"bing_search_api_key": "k", "k": 3}, reads=True),
     "searxng": Row(_one("/searxng.example/search", lambda urls: {"results": [
         {"url": u, "title": f"T{i}", "content": "s"} for i, u in enumerate(urls)]}),
         _pages("searxng-result.example"), kwargs={"searxng_api_url": "https://searxng.example/search", "k": 3}),

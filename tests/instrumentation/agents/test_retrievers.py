@@ -26,6 +26,8 @@ from ._retrievers import GPTR, STORM, Row
 
 HERE = Path(__file__).parent
 TABLES = {"gptr": GPTR, "storm": STORM}
+READ = "storm.download_webpage"
+"""STORM's page-read row (``_storm_web.READ``)."""
 CASES = [(lib, name) for lib, table in TABLES.items() for name in table]
 
 
@@ -44,14 +46,24 @@ def _run(library: str) -> dict[str, Any]:
 
 
 def _span(case: dict[str, Any], library: str, name: str) -> dict[str, Any]:
-    """The one span of the call: exactly one span at all, the retriever's search span (no HTTP-layer span)."""
+    """The call's search span: exactly one, the retriever's (no HTTP-layer span), and beside it only the page
+    reads of a retriever that reads its results itself (``Row.reads``)."""
     spans = case["spans"]
-    assert [s["name"] for s in spans] == [f"execute_tool {_tool(library, name)}"], spans
-    attrs = spans[0]["attrs"]
+    search = [s for s in spans if s["name"] == f"execute_tool {_tool(library, name)}"]
+    reads = [s for s in spans if s["name"] == f"execute_tool {READ}"]
+    assert len(search) == 1 and len(search) + len(reads) == len(spans), [s["name"] for s in spans]
+    assert _row(library, name).reads or not reads
+    attrs = search[0]["attrs"]
     assert attrs[names.GEN_AI_TOOL_NAME] == _tool(library, name)
     assert attrs[names.TOOL_KIND] == names.TOOL_KIND_SEARCH
     assert attrs[names.QUERY_HASH] == query_hash(case["query"])
     return dict(attrs)
+
+
+def _reads(case: dict[str, Any]) -> dict[str, str]:
+    """URL -> status of each page read inside the call."""
+    return {s["attrs"][names.URL_FULL]: s["attrs"][names.TOOL_STATUS] for s in case["spans"]
+            if s["name"] == f"execute_tool {READ}"}
 
 
 def _tool(library: str, name: str) -> str:
@@ -72,6 +84,7 @@ def test_ok_reports_what_the_api_returned(library: str, name: str) -> None:
     assert attrs[names.TOOL_STATUS] == names.STATUS_OK
     assert attrs[names.RESULT_COUNT] == len(urls)
     assert attrs[names.URLS_RETURNED] == urls
+    assert _reads(case) == ({u: names.STATUS_OK for u in urls} if _row(library, name).reads else {})
 
 
 @pytest.mark.parametrize(("library", "name"), CASES)
@@ -82,6 +95,7 @@ def test_nothing_found_is_empty(library: str, name: str) -> None:
     assert case["raised"] is None and case["served"] >= 1
     assert attrs[names.TOOL_STATUS] == names.STATUS_EMPTY
     assert attrs[names.RESULT_COUNT] == 0
+    assert _reads(case) == {}
 
 
 @pytest.mark.parametrize(("library", "name"), CASES)

@@ -28,11 +28,15 @@ reroute(server.base)
 
 def _routes(row: Row, scenario: str) -> dict[str, tuple[int, str, str]]:
     if scenario == "ok":
-        return {p: (200, body, "application/json") for p, body in row.routes(row.urls).items()}
+        return {p: (200, body, _ctype(body)) for p, body in row.routes(row.urls).items()}
     if scenario == "empty":
-        return {p: (200, body, "application/json") for p, body in row.routes([]).items()}
+        return {p: (200, body, _ctype(body)) for p, body in row.routes([]).items()}
     status, body = (429, '{"error": "Too many requests"}') if scenario == "429" else (500, "<html>boom</html>")
     return {p: (status, body, "text/html") for p in row.routes(row.urls)}
+
+
+def _ctype(body: str) -> str:
+    return "text/html" if body.startswith("<") else "application/json"
 
 
 def _jsonable(value: object) -> object:
