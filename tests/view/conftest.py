@@ -47,9 +47,14 @@ def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
-    """One headless Debian Chromium for the session, driven by Playwright."""
+    """One headless Debian Chromium for tests/view, driven by Playwright.
+
+    Package scope, not session: Playwright's sync API keeps an asyncio loop running in this thread while it is
+    open, so a session-long browser made any later test that calls ``asyncio.run`` fail with "cannot be called
+    from a running event loop" (tests/view before tests/capture, e.g. with ``-p randomly`` or an explicit order).
+    """
     from playwright.sync_api import sync_playwright
 
     assert os.path.exists(CHROMIUM), f"Debian's chromium is missing at {CHROMIUM}: scripts/setup installs it"
