@@ -107,3 +107,13 @@ def test_service_answers_partial_success_counts_it_and_takes_a_clean_resend(make
         record = store.get_run(run_id)
         assert record is not None and record.summary is not None
         assert (record.summary["searches"], record.summary["reads"]) == (1, 1), run_id
+
+
+def test_string_arrays_decode_to_the_same_tuples_in_order() -> None:
+    """The array fast path gives back exactly the URLs sent, in order, and an empty array as an empty tuple."""
+    urls = ("https://a.org/1", "https://b.org/2?q=x", "", "https://a.org/1")
+    spans = [tool(0xE1, 2, names.TOOL_KIND_SEARCH, names.STATUS_OK, urls=urls),
+             tool(0xE1, 3, names.TOOL_KIND_SEARCH, names.STATUS_EMPTY, urls=())]
+    decoded = decode_body(encode_request(spans).SerializeToString(), PB, SUMMARY_INPUTS)
+    assert decoded.rejected == 0
+    assert [s.attributes[names.URLS_RETURNED] for s in decoded.spans] == [urls, ()]

@@ -19,7 +19,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 
 from citetrace import names
-from citetrace.serve._schema import NOT_STRING_KEYS, value_problem
+from citetrace.serve._schema import ARRAY_KEYS, NOT_STRING_KEYS, value_problem
 
 __all__ = ["BodyError", "Decoded", "WireSpan", "decode_body", "decompress", "PROTOBUF", "JSON"]
 
@@ -117,6 +117,16 @@ def _any(value: AnyValue) -> Any:
     return None
 
 
+def _strings(values: Any) -> tuple[str, ...] | None:
+    """The elements of an OTLP array when every one is a ``stringValue`` (what capture writes); else None."""
+    out: list[str] = []
+    for item in values:
+        if item.WhichOneof("value") != "string_value":
+            return None
+        out.append(item.string_value)
+    return tuple(out)
+
+
 def _attributes(kvs: Any, keys: frozenset[str] | None) -> tuple[dict[str, Any], str | None]:
     """The attributes (only ``keys`` when given) and the first schema problem, if any.
 
@@ -130,11 +140,19 @@ def _attributes(kvs: Any, keys: frozenset[str] | None) -> tuple[dict[str, Any], 
         if keys is not None and key not in keys:
             continue
         value = kv.value
-        if value.WhichOneof("value") == "string_value":
+        kind = value.WhichOneof("value")
+        if kind == "string_value":
             out[key] = value.string_value
             if problem is None and key in NOT_STRING_KEYS:
                 problem = value_problem(key, out[key])
             continue
+        if kind == "array_value":  # URL lists: strings read in one loop, already known to be an array of strings
+            strings = _strings(value.array_value.values)
+            if strings is not None:
+                out[key] = strings
+                if problem is None and key not in ARRAY_KEYS:
+                    problem = value_problem(key, strings)
+                continue
         decoded = out[key] = _any(value)
         if problem is None:
             problem = value_problem(key, decoded)
