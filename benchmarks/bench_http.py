@@ -25,14 +25,15 @@ import time
 import urllib.request
 from http.client import HTTPResponse
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import requests
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _canned import CannedAdapter, NoOpExporter  # noqa: E402
 from _harness import calls_and_rounds  # noqa: E402
 
 from citetrace import _telemetry  # noqa: E402
@@ -44,29 +45,6 @@ BODY = json.dumps({"organic": [{"title": f"t{i}", "link": f"https://bench.exampl
                                for i in range(10)]}).encode()
 SEARCH = "https://google.serper.dev/search"
 OTHER = "https://api.other.example/v1/items"
-
-
-class NoOpExporter(SpanExporter):
-    """Takes every batch and drops it."""
-
-    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
-        return SpanExportResult.SUCCESS
-
-
-class CannedAdapter(requests.adapters.BaseAdapter):
-    """requests' network edge: every request answered in-process with the same 200 JSON body."""
-
-    def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:
-        response = requests.Response()
-        response.status_code = 200
-        response._content = BODY
-        response.headers["Content-Type"] = "application/json"
-        response.url = request.url or ""
-        response.request = request
-        return response
-
-    def close(self) -> None:
-        return None
 
 
 class _Sock:
@@ -96,7 +74,7 @@ class CannedHandler(urllib.request.BaseHandler):
 
 def _clients() -> dict[str, Callable[[str, bool], Any]]:
     session = requests.Session()
-    session.mount("https://", CannedAdapter())
+    session.mount("https://", CannedAdapter(BODY))
     opener = urllib.request.build_opener(CannedHandler())
 
     def with_requests(url: str, post: bool) -> Any:

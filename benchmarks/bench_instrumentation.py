@@ -33,12 +33,14 @@ import tempfile
 import time
 import types
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import requests
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
+
+from _canned import CannedAdapter, NoOpExporter
 
 from citetrace import traced_tool
 from citetrace import _telemetry
@@ -49,29 +51,6 @@ from citetrace.store import MemoryStore
 RESULTS = {"query": "q", "results": [{"url": f"https://bench.example/{i}", "title": f"t{i}", "content": "c" * 80}
                                      for i in range(10)]}
 BODY = json.dumps(RESULTS).encode()
-
-
-class NoOpExporter(SpanExporter):
-    """Accepts and forgets spans."""
-
-    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
-        return SpanExportResult.SUCCESS
-
-
-class CannedAdapter(requests.adapters.BaseAdapter):
-    """The network edge: answers every request in-process with the same 200 JSON body."""
-
-    def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:
-        response = requests.Response()
-        response.status_code = 200
-        response._content = BODY
-        response.headers["Content-Type"] = "application/json"
-        response.url = request.url or ""
-        response.request = request
-        return response
-
-    def close(self) -> None:
-        return None
 
 
 def web_search(query: str) -> list[dict[str, Any]]:
@@ -101,7 +80,7 @@ def bench_calls(calls: int, rounds: int) -> dict[str, float]:
     import tavily
 
     client = tavily.TavilyClient(api_key="k")
-    client.session.mount("https://", CannedAdapter())
+    client.session.mount("https://", CannedAdapter(BODY))
     module = types.ModuleType("bench_tools")
     module.web_search = web_search  # type: ignore[attr-defined]
     sys.modules["bench_tools"] = module

@@ -28,7 +28,7 @@ from functools import lru_cache
 from typing import Any, Mapping
 from urllib.parse import parse_qs, unquote, urlsplit
 
-__all__ = ["FetchRule", "SHIPPED", "match", "normalise", "parse_rules"]
+__all__ = ["FetchRule", "SHIPPED", "json_object", "match", "normalise", "parse_rules"]
 
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 _PLACEHOLDER = "{url}"
@@ -54,7 +54,7 @@ class FetchRule:
         if method.upper() not in self.methods:
             return None
         if method.upper() == "POST" and self.body_field is not None:
-            value = _json(body).get(self.body_field) if path == self.path else None
+            value = json_object(body).get(self.body_field) if path == self.path else None
             return _page_url(value) if isinstance(value, str) else None
         if self.param is None:
             if not path.startswith(self.path):
@@ -70,7 +70,9 @@ class FetchRule:
         return _page_url(tail)
 
 
-def _json(body: Any) -> Mapping[str, Any]:
+def json_object(body: Any) -> Mapping[str, Any]:
+    """A request body as a JSON object: a mapping as it is (aiohttp's ``json=`` before encoding), bytes or text
+    parsed, anything else (no body, not JSON, a JSON list) an empty mapping. Shared with the HTTP search rules."""
     if isinstance(body, Mapping):
         return body
     if not isinstance(body, (bytes, str)) or not body:

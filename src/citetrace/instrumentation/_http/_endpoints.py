@@ -8,10 +8,11 @@ request (JSON body or URL parameters), the result URLs and any page text from th
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 from urllib.parse import parse_qs, unquote, urlsplit
+
+from citetrace._fetchrules import json_object
 
 __all__ = ["Endpoint", "ENDPOINTS", "HOSTS", "match", "RequestInfo", "Results"]
 
@@ -133,16 +134,6 @@ def match(method: str, url: str, body: bytes | str | Mapping[str, Any] | None) -
     if endpoint is None:
         return None
     params = {k: v[0] for k, v in parse_qs(parts.query).items() if v}
-    return endpoint, RequestInfo(method.upper(), host, path, params, _json_body(body))
+    return endpoint, RequestInfo(method.upper(), host, path, params, json_object(body))
 
 
-def _json_body(body: bytes | str | Mapping[str, Any] | None) -> Mapping[str, Any]:
-    if isinstance(body, Mapping):  # aiohttp's json= (or form data=) before it is encoded
-        return body
-    if not body:
-        return {}
-    try:
-        data = json.loads(body)
-    except (ValueError, TypeError):
-        return {}
-    return data if isinstance(data, dict) else {}
