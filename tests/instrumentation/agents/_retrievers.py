@@ -72,6 +72,13 @@ _ARTICLE = ("<html><body><article><h1>Solar</h1><p>" + "Solar capacity grew fast
             + "</p></article></body></html>")
 """A result page long enough for ``WebPageHelper``'s 150-character minimum once trafilatura extracts it."""
 
+def _ddg_html(urls: list[str]) -> str:
+    """DuckDuckGo's HTML results page, in the shape ddgs parses (its primp client is the forwarding stand-in)."""
+    return "<html><body>" + "".join(
+        f'<div class="result results_links web-result"><div class="links_main body"><h2><a href="{u}">T{i}</a></h2>'
+        f'<a class="result__snippet" href="{u}">Snippet {i}</a></div></div>' for i, u in enumerate(urls)) + "</body></html>"
+
+
 def _atom(urls: list[str]) -> str:
     """arXiv's API answer: an Atom feed, one entry per paper, its PDF link titled ``pdf``."""
     entries = "".join(
@@ -106,6 +113,10 @@ GPTR: dict[str, Row] = {
         for u in urls]}), ["https://x.com/solar/status/101", "https://x.com/solar/status/102"], {"XQUIK_API_KEY": "k"}),
     "arxiv": Row(lambda urls: {"/export.arxiv.org/api/query": _atom(urls)},
                  ["https://arxiv.org/pdf/2401.00001v1", "https://arxiv.org/pdf/2401.00002v1"]),
+    "duckduckgo": Row(lambda urls: {"/html.duckduckgo.com/html/": _ddg_html(urls)}, _pages("ddg.example")),
+    "exa": Row(_one("/api.exa.ai/search", lambda urls: {"requestId": "r", "results": [
+        {"id": str(i), "url": u, "title": f"T{i}", "text": "Solar grew."} for i, u in enumerate(urls)]}),
+        _pages("exa.example"), {"EXA_API_KEY": "k"}),
     "custom": Row(_one("/custom.example/search", lambda urls: [
         {"url": u, "raw_content": "Solar capacity grew fast in every region of the world. " * 3} for u in urls]),
         _pages("custom-result.example"), {"RETRIEVER_ENDPOINT": "https://custom.example/search"}),
