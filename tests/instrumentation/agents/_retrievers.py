@@ -52,6 +52,15 @@ def _bing(urls: list[str]) -> object:
     return {"webPages": {"value": [{"name": f"T{i}", "url": u, "snippet": "s"} for i, u in enumerate(urls)]}}
 
 
+def _tavily(urls: list[str]) -> object:
+    return {"query": "q", "results": [{"url": u, "title": f"T{i}", "content": "s", "score": 0.9}
+                                      for i, u in enumerate(urls)]}
+
+
+def _serper(urls: list[str]) -> object:
+    return {"organic": [{"title": f"T{i}", "link": u, "snippet": "s", "position": i} for i, u in enumerate(urls)]}
+
+
 def _pmc_id(url: str) -> str:
     return url.rstrip("/").rsplit("/", 1)[-1]
 
@@ -92,6 +101,8 @@ def _atom(urls: list[str]) -> str:
 
 
 GPTR: dict[str, Row] = {
+    "tavily": Row(_one("/api.tavily.com/search", _tavily), _pages("tavily.example"), {"TAVILY_API_KEY": "k"}),
+    "serper": Row(_one("/google.serper.dev/search", _serper), _pages("serper.example"), {"SERPER_API_KEY": "k"}),
     "google": Row(_one("/www.googleapis.com/customsearch/v1",
                        lambda urls: {"items": [{"title": f"T{i}", "link": u, "snippet": "s"} for i, u in enumerate(urls)]}),
                   _pages("google.example"), {"GOOGLE_API_KEY": "k", "GOOGLE_CX_KEY": "cx"}),
@@ -124,6 +135,10 @@ GPTR: dict[str, Row] = {
 """gpt-researcher: name (its ``RETRIEVER`` setting, as in ``_gpt_researcher_web.RETRIEVERS``) -> row."""
 
 STORM: dict[str, Row] = {
+    "serper": Row(_one("/google.serper.dev/search", _serper), _pages("serper.example"),
+                  kwargs={"serper_search_api_key": "k", "query_params": {"autocorrect": True, "num": 3, "page": 1}}),
+    "tavily": Row(_one("/api.tavily.com/search", _tavily), _pages("tavily.example"),
+                  kwargs={"tavily_search_api_key": "k", "k": 3}),
     "you": Row(_one("/api.ydc-index.io/search", lambda urls: {"hits": [
         {"url": u, "title": f"T{i}", "description": "d", "snippets": ["s"]} for i, u in enumerate(urls)]}),
         _pages("you.example"), kwargs={"ydc_api_key": "k", "k": 3}),
