@@ -1,7 +1,7 @@
 """Every gpt-researcher and knowledge-storm web retriever, called for real: the library's own class, its own
 HTTP calls and parsing, with only the network replaced (a local server answering as each API documents, see
-``_retrievers``). Per retriever: ok, empty, 429 and a failing API, each exactly one search span (the
-HTTP-layer rules for Serper, Bing, Google... add no second one).
+``_retrievers``). Per retriever: ok, empty, 429, a failing API, each exactly one search span (the
+HTTP-layer rules for Serper, Bing, Google... add no second one), and no span after ``uninstrument()``.
 
 The libraries live in side venvs (docs/frameworks.md): ``scripts/retriever_cases.py`` runs there once per
 library and prints what each call did; these tests judge it. A missing venv fails: it is a set-up step.
@@ -118,3 +118,11 @@ def test_failing_api_is_an_error(library: str, name: str) -> None:
     assert attrs[names.HTTP_RESPONSE_STATUS_CODE] == 500
     if case["raised"] is not None:
         assert attrs[names.ERROR_TYPE] == case["raised"]
+
+
+@pytest.mark.parametrize(("library", "name"), CASES)
+def test_after_uninstrument_no_span(library: str, name: str) -> None:
+    """After ``uninstrument()`` the same ok call still reaches the API and returns, and makes no span at all."""
+    case = _run(library)[name]["uninstrumented"]
+    assert case["raised"] is None and case["served"] >= 1
+    assert case["spans"] == []

@@ -3,7 +3,8 @@ the network replaced: a local server answers as the row of ``_retrievers`` says,
 sends the library's ``requests``/urllib3/aiohttp traffic there. Runs in the library's side venv
 (``.venv-gptr`` or ``.venv-storm``), instrumented by ``CiteTraceInstrumentor``, spans captured in memory.
 
-Usage: ``python retriever_cases.py gptr|storm``. Prints one JSON line: {name: {scenario: {"query", "raised",
+Usage: ``python retriever_cases.py gptr|storm``. Prints one JSON line (scenario ``uninstrumented``: the ok call
+again after ``uninstrument()``): {name: {scenario: {"query", "raised",
 "served", "spans": [{"name", "attrs"}]}}}; the test (``test_retrievers.py``) judges it.
 """
 import importlib
@@ -73,16 +74,21 @@ def case(name: str, row: Row, scenario: str, cap: object) -> dict[str, object]:
 
 
 def main() -> dict[str, dict[str, object]]:
+    """Every scenario instrumented, then each retriever's ok call once more after ``uninstrument()``."""
     table = GPTR if LIBRARY == "gptr" else STORM
-    instrumentor = CiteTraceInstrumentor()
-    instrumentor.instrument(tools="")
     out: dict[str, dict[str, object]] = {}
     try:
         with capture_spans() as cap:
+            instrumentor = CiteTraceInstrumentor()
+            instrumentor.instrument(tools="")
+            try:
+                for name, row in table.items():
+                    out[name] = {s: case(name, row, s, cap) for s in ("ok", "empty", "429", "exception")}
+            finally:
+                instrumentor.uninstrument()
             for name, row in table.items():
-                out[name] = {s: case(name, row, s, cap) for s in ("ok", "empty", "429", "exception")}
+                out[name]["uninstrumented"] = case(name, row, "ok", cap)
     finally:
-        instrumentor.uninstrument()
         server.close()
     return out
 
