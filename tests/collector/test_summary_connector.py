@@ -28,6 +28,7 @@ from citetrace import names
 from citetrace._dashboards import ALERTS
 from citetrace._dashboards._promql import JOB_SUMMARY
 
+from _promconfig import fast_prometheus_config
 from grafana.dashboards import metric_names, panel_queries, variable_queries, dashboards
 from vectors._runner import VECTORS, load
 
@@ -64,23 +65,10 @@ def _prometheus(tmp: Path, collector_telemetry: str) -> tuple[Proc, str]:
     """Prometheus 2.42 from the committed config and rules, receiving remote write, scraping the collector."""
     binary = shutil.which("prometheus")
     assert binary, "prometheus is not installed: run scripts/setup (apt-get install prometheus)"
-    config = yaml.safe_load((REPO / "prometheus" / "prometheus.yml").read_text())
-    config["global"].update(scrape_interval="1s", evaluation_interval="1s")
-    config.pop("alerting", None)
     # the tier-2 collector's own metrics, as the fleet deployment scrapes them (the summarizer's `up`)
-    config["scrape_configs"] = [{"job_name": JOB_SUMMARY, "static_configs": [{"targets": [collector_telemetry]}]}]
-    rules_dir = tmp / "rules"
-    rules_dir.mkdir()
-    for pattern in config["rule_files"]:
-        for src in (REPO / "prometheus").glob(pattern):
-            rules = yaml.safe_load(src.read_text())
-            for group in rules["groups"]:
-                group["interval"] = "1s"
-            (rules_dir / src.name).write_text(yaml.safe_dump(rules, sort_keys=False))
-    config["rule_files"] = [str(rules_dir / "*.yml")]
-    (tmp / "prometheus.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+    config = fast_prometheus_config(tmp, JOB_SUMMARY, collector_telemetry)
     port = free_port()
-    proc = Proc(["timeout", "900", binary, f"--config.file={tmp / 'prometheus.yml'}",
+    proc = Proc(["timeout", "900", binary, f"--config.file={config}",
                  f"--storage.tsdb.path={tmp / 'tsdb'}", f"--web.listen-address=127.0.0.1:{port}",
                  "--web.enable-remote-write-receiver", "--enable-feature=exemplar-storage", "--log.level=warn"],
                 tmp / "prometheus.log")

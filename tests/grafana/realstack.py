@@ -18,11 +18,10 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import requests
-import yaml
+from _promconfig import fast_prometheus_config
 
 from citetrace._dashboards._promql import JOB_SERVE
 
-ROOT = Path(__file__).resolve().parents[2]
 CITETRACE = Path(sys.executable).with_name("citetrace")
 MODES = ("embedded", "serve")
 """Where the metrics come from: the demo process itself, or `citetrace serve` fed by the demo over OTLP."""
@@ -113,23 +112,7 @@ def _serve(tmp: Path) -> tuple[subprocess.Popen[bytes], str, str]:
 
 
 def _prometheus_config(tmp: Path, target: str) -> Path:
-    config = yaml.safe_load((ROOT / "prometheus" / "prometheus.yml").read_text())
-    config["global"].update(scrape_interval="1s", evaluation_interval="1s")
-    config.pop("alerting", None)
-    config["scrape_configs"] = [job for job in config["scrape_configs"] if job["job_name"] == JOB_SERVE]
-    config["scrape_configs"][0]["static_configs"] = [{"targets": [target]}]
-    rules_dir = tmp / "rules"
-    rules_dir.mkdir()
-    for pattern in config["rule_files"]:
-        for src in (ROOT / "prometheus").glob(pattern):
-            rules = yaml.safe_load(src.read_text())
-            for group in rules["groups"]:
-                group["interval"] = "1s"
-            (rules_dir / src.name).write_text(yaml.safe_dump(rules, sort_keys=False))
-    config["rule_files"] = [str(rules_dir / "*.yml")]
-    path = tmp / "prometheus.yml"
-    path.write_text(yaml.safe_dump(config, sort_keys=False))
-    return path
+    return fast_prometheus_config(tmp, JOB_SERVE, target)
 
 
 def _prometheus(tmp: Path, target: str) -> tuple[subprocess.Popen[bytes], str, Path]:

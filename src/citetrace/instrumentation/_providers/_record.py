@@ -278,6 +278,26 @@ def texts(parts: Iterable[Any]) -> str:
     return "".join(t for t in (field(p, "text") for p in parts) if isinstance(t, str))
 
 
+class _LastChunk:
+    """The last chunk of a stream that ``pick`` accepts, read once the stream ends (the sync and async relays
+    of ``chunks_wrapper`` differ only in how they iterate)."""
+
+    __slots__ = ("pick", "last")
+
+    def __init__(self, pick: Callable[[Any], bool]) -> None:
+        self.pick = pick
+        self.last: Any = None
+
+    def see(self, chunk: Any) -> Any:
+        if self.pick(chunk):
+            self.last = chunk
+        return chunk
+
+    def read(self, read: Callable[[Any, dict[str, Any]], Reading | None], kwargs: dict[str, Any]) -> None:
+        if self.last is not None:
+            _read_safely(read, self.last, kwargs)
+
+
 def chunks_wrapper(read: Callable[[Any, dict[str, Any]], Reading | None], pick: Callable[[Any], bool], *,
                    is_async: bool) -> Callable[[Switch], Any]:
     """A ``Wrap`` factory for calls returning an iterator of whole responses (Gemini's
@@ -295,14 +315,12 @@ def chunks_wrapper(read: Callable[[Any, dict[str, Any]], Reading | None], pick: 
                     return chunks
 
                 async def relay() -> Any:
-                    last = None
+                    last = _LastChunk(pick)
                     try:
                         async for chunk in chunks:
-                            last = chunk if pick(chunk) else last
-                            yield chunk
+                            yield last.see(chunk)
                     finally:
-                        if last is not None:
-                            _read_safely(read, last, kwargs)
+                        last.read(read, kwargs)
 
                 return relay()
 
@@ -314,14 +332,12 @@ def chunks_wrapper(read: Callable[[Any, dict[str, Any]], Reading | None], pick: 
                 return chunks
 
             def relay() -> Any:
-                last = None
+                last = _LastChunk(pick)
                 try:
                     for chunk in chunks:
-                        last = chunk if pick(chunk) else last
-                        yield chunk
+                        yield last.see(chunk)
                 finally:
-                    if last is not None:
-                        _read_safely(read, last, kwargs)
+                    last.read(read, kwargs)
 
             return relay()
 
