@@ -4,19 +4,15 @@ through ``citetrace runs --json`` (the store the script wrote, as a user would).
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from .._net import LocalServer
+from ._research import figures, run_script, runs
 from ..test_smolagents import PAGE, lite_html
 from ..test_ddgs import DDG_PATH, ddg_html
 
 SCRIPTS = Path(__file__).parent / "scripts"
-SUMMARY_FIELDS = ("searches", "reads", "empty_searches", "failed_reads", "rate_limited", "citations",
-                  "uncited_from_retrieval", "cited_not_fetched")
 
 
 def serve_web(server: LocalServer) -> LocalServer:
@@ -32,26 +28,11 @@ def serve_web(server: LocalServer) -> LocalServer:
 
 def run_agent(tmp_path: Path, script: str, *args: str, extra_env: dict[str, str] | None = None,
               timeout: float = 120) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Run ``scripts/<script>`` with CITETRACE_AUTO_INSTRUMENT=true and a fresh store; return what it printed
-    (its last stdout line, JSON) and ``citetrace runs --json``."""
-    store = f"sqlite:///{tmp_path / 'store.db'}"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CITETRACE_", "OTEL_"))}
-    env.update(CITETRACE_AUTO_INSTRUMENT="true", CITETRACE_STORE=store, OTEL_TRACES_EXPORTER="none")
-    env.update(extra_env or {})
-    proc = subprocess.run([sys.executable, str(SCRIPTS / script), *args], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=timeout)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    printed = json.loads(proc.stdout.strip().splitlines()[-1])
-    listed = subprocess.run([sys.executable, "-m", "citetrace.cli", "runs", "--store", store, "--json"],
-                            env=env, capture_output=True, text=True, timeout=60)
-    assert listed.returncode == 0, listed.stderr
-    return printed, json.loads(listed.stdout)
-
-
-def figures(run: dict[str, Any]) -> dict[str, int]:
-    """The summary figures the tests compare."""
-    summary = run.get("summary") or {}
-    return {key: summary.get(key) for key in SUMMARY_FIELDS}
+    """Run ``scripts/<script>`` in place (it imports the fake network from the test folder) with
+    ``agent_env``; return what it printed (its last stdout line, JSON) and ``citetrace runs --json``, newest
+    first."""
+    out = run_script(tmp_path, SCRIPTS / script, *args, extra_env=extra_env, timeout=timeout)
+    return json.loads(out.strip().splitlines()[-1]), list(reversed(runs(tmp_path)))
 
 
 def serve_search_api(server: LocalServer, urls: list[str]) -> None:

@@ -182,20 +182,33 @@ EXPECTED = {
 SCRIPTS = Path(__file__).parent / "scripts"
 
 
-def run_agent(tmp_path: Path, script: str, *argv: str, extra_env: dict[str, str] | None = None,
-              python: str = sys.executable) -> str:
-    """Run ``scripts/<script>`` (an agent that imports nothing of citetrace) with CITETRACE_AUTO_INSTRUMENT=true
-    and a fresh sqlite store; return its stdout (fails with its stderr when it exits non-zero)."""
-    (tmp_path / "agent.py").write_text((SCRIPTS / script).read_text())
+def agent_env(tmp_path: Path, extra_env: dict[str, str] | None = None) -> dict[str, str]:
+    """What an agent script gets: this environment without any CITETRACE_*/OTEL_* of the test run, plus
+    CITETRACE_AUTO_INSTRUMENT=true, a fresh sqlite store in ``tmp_path`` and no exporter or metrics."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CITETRACE_", "OTEL_"))}
     env.update(CITETRACE_AUTO_INSTRUMENT="true", CITETRACE_STORE=f"sqlite:///{tmp_path / 'store.db'}",
                OTEL_TRACES_EXPORTER="none", OTEL_METRICS_EXPORTER="none", OTEL_LOGS_EXPORTER="none",
                CITETRACE_METRICS="off")
     env.update(extra_env or {})
-    proc = subprocess.run([python, "agent.py", *argv], cwd=tmp_path, env=env, capture_output=True,
-                          text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
+    return env
+
+
+def run_script(tmp_path: Path, path: Path | str, *argv: str, extra_env: dict[str, str] | None = None,
+               python: str = sys.executable, timeout: float = 120) -> str:
+    """Run the agent script at ``path`` in ``tmp_path`` with ``agent_env``; return its stdout (fails with its
+    stderr when it exits non-zero)."""
+    proc = subprocess.run([python, str(path), *argv], cwd=tmp_path, env=agent_env(tmp_path, extra_env),
+                          capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, proc.stderr[-4000:]
     return proc.stdout
+
+
+def run_agent(tmp_path: Path, script: str, *argv: str, extra_env: dict[str, str] | None = None,
+              python: str = sys.executable) -> str:
+    """Run ``scripts/<script>`` (an agent that imports nothing of citetrace), copied into ``tmp_path`` as
+    agent.py, with ``agent_env``; return its stdout."""
+    (tmp_path / "agent.py").write_text((SCRIPTS / script).read_text())
+    return run_script(tmp_path, "agent.py", *argv, extra_env=extra_env, python=python)
 
 
 def runs(tmp_path: Path) -> list[dict[str, Any]]:
@@ -216,7 +229,7 @@ def show(tmp_path: Path, run_id: str) -> dict[str, Any]:
 
 def figures(run: dict[str, Any]) -> dict[str, Any]:
     """The summary figures the tests compare with ``EXPECTED``."""
-    summary = run["summary"] or {}
+    summary = run.get("summary") or {}
     return {key: summary.get(key) for key in EXPECTED}
 
 
