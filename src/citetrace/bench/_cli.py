@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from citetrace import names
+from citetrace import _jsonfile, names
 from citetrace.cli import CommandError
 
 __all__ = ["register", "read_json", "gate_bench_command", "baseline_bench_command"]
@@ -22,11 +22,9 @@ def _positive(raw: str) -> int:
 def read_json(path: str, what: str) -> Any:
     """A JSON file, or a one-line CommandError naming it."""
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise CommandError(f"cannot read {what} {path!r}: {exc.strerror}") from None
+        return _jsonfile.read_json(path, what)
     except ValueError as exc:
-        raise CommandError(f"{what} {path!r} is not JSON: {exc}") from None
+        raise CommandError(str(exc)) from None
 
 
 def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:

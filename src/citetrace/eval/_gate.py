@@ -16,13 +16,13 @@ only in the bad direction of a rate (coverage and support may rise freely; contr
 
 from __future__ import annotations
 
-import json
 import statistics
 import time
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from citetrace import names
+from citetrace._jsonfile import read_json
 from citetrace._redact import redact_report, redact_url
 from citetrace.eval._evaluate import RunEvaluation
 from citetrace.eval._rates import RATE_NAMES
@@ -87,13 +87,7 @@ def build_baseline(evals: Sequence[RunEvaluation], *, k: float = 3.0, tolerance:
 
 def load_baseline(path: str) -> dict[str, Any]:
     """Read a baseline file; ValueError names the problem."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except OSError as exc:
-        raise ValueError(f"cannot read baseline {path!r}: {exc.strerror}") from exc
-    except ValueError as exc:
-        raise ValueError(f"baseline {path!r} is not JSON: {exc}") from exc
+    data = read_json(path, "baseline")
     if isinstance(data, dict) and data.get("version") == 1:
         raise ValueError(f"baseline {path!r} (version 1) does not record how it was made (offline or online, "
                          "judge, version); rebuild it with 'citetrace baseline'")

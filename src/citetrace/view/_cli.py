@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from citetrace import names
+from citetrace._jsonfile import read_json
 from citetrace.cli import CommandError, open_store_for_reading
 from citetrace.store import Store
 
@@ -57,12 +57,9 @@ def _store(uri: str | None) -> Store:
 
 def _load_eval(path: str) -> dict[str, Any]:
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except OSError as exc:
-        raise CommandError(f"cannot read the evaluation {path!r}: {exc.strerror}") from exc
+        data = read_json(path, "the evaluation")
     except ValueError as exc:
-        raise CommandError(f"the evaluation {path!r} is not JSON from `citetrace eval --json`: {exc}") from exc
+        raise CommandError(f"{exc} (expected `citetrace eval RUN --json` output)") from None
     if not isinstance(data, dict) or not isinstance(data.get("pairs"), list):
         raise CommandError(f"the evaluation {path!r} has no 'pairs' list: expected `citetrace eval RUN --json` output")
     return data
