@@ -93,7 +93,8 @@ def _lexicon() -> tuple[_Pairs, dict[str, str]]:
         (frozenset({stem("granted")}), frozenset({stem("refused"), stem("denied")}), "granted / refused"),
         (frozenset({stem("upheld")}), frozenset({stem("overturned"), stem("quashed")}), "upheld / overturned"),
         (frozenset({stem("allowed")}), frozenset({stem("dismissed")}), "allowed / dismissed"),
-        (frozenset({"above"}), frozenset({"below"}), "above / below"),
+        (frozenset({stem("above")}), frozenset({stem("below")}), "above / below"),  # stemmed like the sentence
+        (frozenset({stem("upstream")}), frozenset({stem("downstream")}), "upstream / downstream"),
         (frozenset({stem("won"), stem("win")}), frozenset({stem("lost"), stem("lose")}), "won / lost"),
         (frozenset({stem("surplus")}), frozenset({stem("deficit")}), "surplus / deficit"),
         (frozenset({stem("highest"), stem("largest"), stem("biggest")}),
@@ -140,13 +141,29 @@ def local_direction_conflict(claim: str, claim_facts: Sequence[Fact], sentence: 
     return None
 
 
+_NEGATION_REACH = 3
+
+
+def _said(text: str) -> tuple[set[str], set[str]]:
+    """(stems stated, stems negated): a word is negated when a negation comes at most three words before it
+    ("did not fall", "never rose"); a negation elsewhere ("left 140,000 homes without power") negates
+    nothing the direction rule reads."""
+    words = _tokens(text)
+    stated: set[str] = set()
+    negated: set[str] = set()
+    for i, w in enumerate(words):
+        near = words[max(0, i - _NEGATION_REACH):i]
+        (negated if any(n in _NEGATION for n in near) else stated).add(stem(w))
+    return stated, negated
+
+
 def direction_conflict(claim: str, sentence: str) -> tuple[str, str] | None:
-    """(flag, explanation) when the sentence states the opposite direction of the claim and never its own."""
-    c = {stem(w) for w in _tokens(claim)}
-    s = {stem(w) for w in _tokens(sentence)}
-    if (c & _NEGATION) or (s & _NEGATION):
-        return None
+    """(flag, explanation) when the sentence states the opposite direction of the claim and never its own;
+    either side negating a word of the pair abstains."""
+    (c, c_not), (s, s_not) = _said(claim), _said(sentence)
     for one, other, name in _lexicon()[0]:
+        if (c_not | s_not) & (one | other):
+            continue
         for mine, theirs in ((one, other), (other, one)):
             if c & mine and not c & theirs and s & theirs and not s & mine:
                 return "direction_mismatch", f"the passage states the opposite direction ({name})"

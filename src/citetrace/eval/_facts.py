@@ -11,54 +11,21 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from datetime import date
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 from citetrace.eval._align import STOP, anchor_words, content_stems, stem
-from citetrace.eval._quantities import FRACTION, fraction_value, qualifier_before, values_agree
+from citetrace.eval._kinds import DECLINE, MONTHS, PATTERNS, version_key
+from citetrace.eval._quantities import FRACTION, qualifier_before, values_agree
 from citetrace.eval._quotes import quotations
 
 __all__ = ["Fact", "extract_facts", "facts_equal", "comparable", "find_dates", "anchor_words", "quotations",
            "as_version", "version_key", "dates_compatible"]
 
-_MONTHS = {
-    m: i + 1
-    for i, names in enumerate(
-        ("jan january", "feb february", "mar march", "apr april", "may", "jun june", "jul july",
-         "aug august", "sep sept september", "oct october", "nov november", "dec december")
-    )
-    for m in names.split()
-}
-_MONTH = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
-_NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
-_SCALE = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9, "b": 1e9,
-          "trillion": 1e12, "tn": 1e12}
-_SCALE_RE = r"(?:\s*(thousand|million|billion|trillion|bn|mn|tn|k|m|b)\b)?"
-_DASH = r"\s*(?:–|—|-|to|and)\s*"  # day ranges only: "March 6 to 7", "6-7 March"
-_RANGE = r"\s*[–—-]\s*"  # number ranges need a dash ("from 410 to 860" is a change, not a range)
-_PCT = r"(%|percent\b|per cent\b|percentage points?\b|pp\b)"
-
-_SMALL = "two three four five six seven eight nine".split()
-"""Spelled-out counts read as numbers ("four hours" against "two hours"); "one" is left out: "one of the
-largest" is not a count worth checking."""
-_UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-          "seventeen eighteen nineteen").split()
-_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
-_WORDNUM = rf"(?:{'|'.join(_TENS)})(?:[- ](?:{'|'.join(_UNITS[1:10])}))?|{'|'.join(_UNITS[10:])}"
-_WORDNUM_ANY = rf"{_WORDNUM}|{'|'.join(_SMALL)}"
-_YEAR = r"(1[89]\d\d|20\d\d)"
-
-
-def _word_value(words: str) -> int:
-    parts = re.split(r"[- ]", words.lower())
-    if parts[0] in _TENS:
-        return 10 * (2 + _TENS.index(parts[0])) + (_UNITS.index(parts[1]) if len(parts) > 1 else 0)
-    return _UNITS.index(parts[0])
-
 
 @dataclass(frozen=True)
 class Fact:
-    """One checkable fact: ``kind`` in date/money/percent/number/quote, normalised ``value``."""
+    """One checkable fact: ``kind`` in date/money/percent/number/quote/version/period/multiple/score/time/label/
+    dimension, normalised ``value``."""
 
     kind: str
     value: Any
@@ -87,152 +54,17 @@ class Fact:
     is what a swapped claim gets wrong (see ``_slots``)."""
 
 
-def _num(raw: str, scale: str | None) -> float:
-    return float(raw.replace(",", "")) * _SCALE.get((scale or "").lower(), 1.0)
-
-
-def _month(name: str | None) -> int:
-    return _MONTHS[(name or "").lower().rstrip(".")]
-
-
-def _ymd(y: int | None, m: int, d: int | None) -> tuple[int | None, int, int | None] | None:
-    try:
-        date(y or 2000, m, d or 1)
-    except ValueError:
-        return None
-    return y, m, d
-
-
-def _pct_unit(word: str) -> str:
-    return "pp" if word.lower().startswith(("percentage", "pp")) else "%"
-
-
-def _currency(symbol: str) -> str:
-    s = symbol.strip().lower()
-    if s in ("$", "usd", "dollar", "dollars"):
-        return "USD"
-    if s in ("€", "eur", "euro", "euros"):
-        return "EUR"
-    if s in ("£", "gbp", "pound", "pounds"):
-        return "GBP"
-    return s.upper()
-
-
-_Parsed = tuple[str, Any, "float | None"] | None  # (kind, value, high) or None to skip (a claimed span)
-_Parser = Callable[[re.Match[str]], _Parsed]
-_DECLINE: _Parsed = ("", None, None)
-"""A parser's answer for "not mine after all": the span stays free for the later patterns."""
-
-
-def _period(m: re.Match[str]) -> _Parsed:
-    """A fiscal or academic year ("2024–25", "2024/2025"): consecutive years only, so "2020–2023" stays two
-    years and is not a period."""
-    first, second = int(m[1]), m[2]
-    last = int(second) if len(second) == 4 else first - first % 100 + int(second)
-    return ("period", (first, last), None) if last == first + 1 else _DECLINE
-
-
-def version_key(text: str) -> str:
-    """A version number compared as written, trailing ".0" parts dropped ("5.0" is "5", "3.4.2" stays)."""
-    parts = text.lower().split(".")
-    while len(parts) > 1 and parts[-1] == "0":
-        parts.pop()
-    return ".".join(parts)
-
-
-def _range(m: re.Match[str]) -> _Parsed:
-    """"40-50" is a range; "5–2" (the first at least the second, both small) is a vote or a score, compared
-    as written: "voted 5–2" is no range from 5 down to 2."""
-    low, high = _num(m[1], m[3]), _num(m[2], m[3])
-    if high <= low and not m[3] and low < 100:
-        return "score", (int(low), int(high)), None
-    return "number", low, high
-
-
-def _multiple(m: re.Match[str]) -> _Parsed:
-    """"3x", "1.6 times", "three times", "twice", "fourfold": a ratio, compared only with ratios."""
-    raw = next(g for g in m.groups() if g)
-    low = raw.lower()
-    if low in ("twice", "double"):
-        return "multiple", 2.0, None
-    if low[0].isdigit():
-        return "multiple", float(raw.replace(",", "")), None
-    return "multiple", float(_word_value(low)), None
-
-
-def _money(g: tuple[Any, ...]) -> _Parsed:
-    symbol, raw, scale = (g[0], g[1], g[2]) if g[0] and not g[0][0].isdigit() else (g[2], g[0], g[1])
-    return "money", (_currency(symbol), _num(raw, scale)), None
-
-
-def _fraction(m: re.Match[str]) -> _Parsed:
-    value = fraction_value(m)
-    return None if value is None else ("percent", ("%", value), None)
-
-
-def _time(m: re.Match[str]) -> _Parsed:
-    """Minutes after midnight: "8 am" 480, "9.30 pm" 1290, "17:30" 1050."""
-    hour, minute, half = int(m[1] or m[4]), int(m[2] or m[5] or 0), (m[3] or "").lower().replace(".", "")
-    if half and not 1 <= hour <= 12 or hour > 24 or minute > 59:
-        return None
-    hour = hour % 12 + (12 if half == "pm" else 0) if half else hour
-    return "time", hour * 60 + minute, None
-
-
-_PATTERNS: tuple[tuple[re.Pattern[str], _Parser], ...] = (
-    (re.compile(r"\b(?!(?:Mid|Pre|Post|Early|Late|End|Non|Over|Under)-)[A-Z][A-Za-z]*-\d[\w.]*(?:-\w+)*"),
-     lambda m: None),  # identifiers ("TOI-2284", "CVE-2025-41877", "COVID-19", "BW-20") are names, not values
-    (re.compile(r"\b(?:[Vv]ersions?|v)\s?(\d+(?:\.\d+)*(?:\.x)?)\b|\b(?:release|build)\s+(\d+(?:\.\d+)+)\b"
-                r"|(?<![\w.])(\d+(?:\.\d+){2,}|\d+\.x)\b"),
-     lambda m: ("version", version_key(next(g for g in m.groups() if g)), None)),
-    (re.compile(r"\b((?:19|20)\d\d)\s*[–/-]\s*((?:19|20)\d\d|\d\d)\b(?![\d%.,]\d|\s*(?:%|percent|per cent))"), _period),
-    (re.compile(r"\b(\d{1,2})(?:[:.](\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)(?!\w)|\b([01]?\d|2[0-4]):([0-5]\d)\b", re.I), _time),
-    (re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"),
-     lambda m: ("date", _ymd(int(m[1]), int(m[2]), int(m[3])), None)),
-    (re.compile(rf"\b{_MONTH}\s+(\d{{1,2}}){_DASH}(\d{{1,2}})\b(?!\s*(?:%|percent))(?:,?\s+{_YEAR}\b)?", re.I),
-     lambda m: ("date", _ymd(int(m[4]) if m[4] else None, _month(m[1]), int(m[2])), float(m[3]))),
-    (re.compile(rf"\b(\d{{1,2}}){_DASH}(\d{{1,2}})\s+{_MONTH}(?:,?\s+{_YEAR}\b)?", re.I),
-     lambda m: ("date", _ymd(int(m[4]) if m[4] else None, _month(m[3]), int(m[1])), float(m[2]))),
-    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH},?\s+{_YEAR}\b", re.I),
-     lambda m: ("date", _ymd(int(m[3]), _month(m[2]), int(m[1])), None)),
-    (re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR}\b", re.I),
-     lambda m: ("date", _ymd(int(m[3]), _month(m[1]), int(m[2])), None)),
-    (re.compile(rf"\b{_MONTH}\s+(?:of\s+)?{_YEAR}\b", re.I),
-     lambda m: ("date", _ymd(int(m[2]), _month(m[1]), None), None)),
-    (re.compile(rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*(?:%|percent|,\d))", re.I),
-     lambda m: ("date", _ymd(None, _month(m[1]), int(m[2])), None)),
-    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH}\b", re.I),
-     lambda m: ("date", _ymd(None, _month(m[2]), int(m[1])), None)),
-    (re.compile(r"\b(1[89]\d0|20\d0)(?:'|’)?s\b"), lambda m: None),  # "the 2000's", "1990s": not a year
-    (re.compile(rf"([$€£¥]|\b(?:USD|EUR|GBP|CHF|JPY)\s)\s?({_NUM}){_SCALE_RE}"), lambda m: _money(m.groups())),
-    (re.compile(rf"\b({_NUM}){_SCALE_RE}\s*(USD|EUR|GBP|dollars?|euros?|pounds?)\b", re.I),
-     lambda m: _money(m.groups())),
-    (re.compile(rf"\bbetween\s+({_NUM})\s*%?\s+and\s+({_NUM})\s*{_PCT}|({_NUM})\s*%?{_RANGE}({_NUM})\s*{_PCT}", re.I),
-     lambda m: ("percent", (_pct_unit(m[3] or m[6]), float((m[1] or m[4]).replace(",", ""))),
-                float((m[2] or m[5]).replace(",", "")))),
-    (re.compile(rf"({_NUM})\s*{_PCT}", re.I),
-     lambda m: ("percent", (_pct_unit(m[2]), float(m[1].replace(",", ""))), None)),
-    (FRACTION, _fraction),
-    (re.compile(rf"(?<![\w.])({_NUM})\s?[x×](?=[\s,.;:)]|$)|(?<![\w.])({_NUM}|{_WORDNUM_ANY})[\s-]+times\b"
-                rf"(?!\s+(?:a|an|per|each|every)\b)|\b(twice|double)\b(?=\s+(?:as|the|that|its|their|what)\b)"
-                rf"|\b(\d+|{_WORDNUM_ANY})-?fold\b", re.I), _multiple),
-    (re.compile(rf"\b{_YEAR}\b(?!\s*(?:%|percent|'s|’s))"), lambda m: ("date", (int(m[1]), None, None), None)),
-    (re.compile(rf"\bbetween\s+({_NUM})\s+and\s+({_NUM}){_SCALE_RE}(?![\w%])", re.I),
-     lambda m: ("number", _num(m[1], m[3]), _num(m[2], m[3]))),
-    (re.compile(rf"(?<![\w.\-–])({_NUM}){_RANGE}({_NUM}){_SCALE_RE}(?![\w%.]\d)(?![\w%])", re.I), _range),
-    (re.compile(rf"(?<![\w.])({_NUM}){_SCALE_RE}(?![\w%])", re.I), lambda m: ("number", _num(m[1], m[2]), None)),
-    (re.compile(rf"\b({_WORDNUM})\s*(%|percent\b|per cent\b)", re.I),
-     lambda m: ("percent", ("%", float(_word_value(m[1]))), None)),
-    (re.compile(rf"\b({_WORDNUM_ANY})\b(?!-\w|\s(?:thirds?|quarters?|fifths?|tenths?|halves|in|out)\b)", re.I),
-     lambda m: ("number", float(_word_value(m[1])), None)),
-)
 _UNIT_WORDS = re.compile(r"\s*([A-Za-z][A-Za-z\-]*)(?:\s+([A-Za-z][A-Za-z\-]*))?(?:\s+([A-Za-z][A-Za-z\-]*))?")
 _UNIT_SKIP = STOP | frozenset("more fewer less new additional extra permanent full-time total average just only some "
                               "around".split())
 _BASELINE_BEFORE = re.compile(r"(?:\bfrom|compared\s+(?:with|to)|\bagainst|\bthan|\bversus|\bvs\.?)\s+"
                               r"(?:(?:about|around|just|only|the|a|an|in|on|for|with)\s+)*$", re.I)
-_BASELINE_AFTER = re.compile(r"^[^,.;]{0,30}?\b(?:a year earlier|the year before|a year ago|the previous year|"
+_BASELINE_AFTER = re.compile(r"^([^,.;]{0,30}?)\b(?:a year earlier|the year before|a year ago|the previous year|"
                              r"previously)\b", re.I)
+_CHANGE_GAP = re.compile(r"\b(?:higher|lower|more|less|greater|smaller|bigger|larger|up|down|above|below|than|on|"
+                         r"over|rise|rose|fall|fell|increase|decrease)\b", re.I)
+"""Between a value and "a year earlier", a comparative makes the value the change ("3.2 % higher than a year
+earlier"), not the value a year earlier ("against 272 a year earlier")."""
 
 
 def _unit_after(text: str, end: int) -> str:
@@ -263,7 +95,10 @@ def _step(text: str, start: int) -> str:
 
 
 def _is_baseline(text: str, start: int, end: int) -> bool:
-    return bool(_BASELINE_BEFORE.search(text[max(0, start - 30):start]) or _BASELINE_AFTER.match(text[end:end + 45]))
+    if _BASELINE_BEFORE.search(text[max(0, start - 30):start]):
+        return True
+    after = _BASELINE_AFTER.match(text[end:end + 45])
+    return bool(after and not _CHANGE_GAP.search(after.group(1)))
 
 
 def extract_facts(text: str) -> list[Fact]:
@@ -273,12 +108,12 @@ def extract_facts(text: str) -> list[Fact]:
     for start, end, inner in quotations(text):
         facts.append(Fact("quote", inner, text[start:end], start, end))
         # numbers inside a quotation are still facts; the quotation itself is not re-read as numbers
-    for pattern, parse in _PATTERNS:
+    for pattern, parse in PATTERNS:
         for m in pattern.finditer(text):
             if any(taken[m.start():m.end()]):
                 continue
             parsed = parse(m)
-            if parsed is _DECLINE:
+            if parsed is DECLINE:
                 continue
             for k in range(m.start(), m.end()):
                 taken[k] = True
@@ -306,7 +141,7 @@ def _named_version(text: str, fact: Fact) -> Fact:
     if fact.kind != "number" or "." not in fact.text or fact.qualifier or not fact.text[0].isdigit():
         return fact
     m = _PRODUCT.search(text[max(0, fact.start - 30):fact.start])
-    if not m or m.group(1).lower() in STOP or m.group(1).lower().rstrip(".") in _MONTHS:
+    if not m or m.group(1).lower() in STOP or m.group(1).lower().rstrip(".") in MONTHS:
         return fact
     return as_version(fact)
 
@@ -341,13 +176,16 @@ def _with_context(text: str, facts: list[Fact]) -> list[Fact]:
 
 
 def comparable(a: Fact, b: Fact) -> bool:
-    """Same kind (a version also with a bare decimal); plain numbers share a unit word when both have one; a fraction ("half of") is compared
-    only with a share ("50 % of"), never with a change ("up 9 %")."""
+    """Same kind (a version also with a bare decimal; a label only with the same name's); plain numbers share a
+    unit word when both have one; a fraction ("half of") is compared only with a share ("50 % of"), never with
+    a change ("up 9 %")."""
     if {a.kind, b.kind} == {"version", "number"}:  # "removed in 6.0": a bare decimal may be a version
         number = a if a.kind == "number" else b
         return not number.unit and "." in number.text
     if a.kind != b.kind:
         return False
+    if a.kind == "label":  # "Round 3" is compared with "Round 4", never with "Grade 3"
+        return bool(a.value[0] == b.value[0])
     if a.kind == "percent" and "fraction" in (a.qualifier, b.qualifier):
         return a.unit == b.unit == "of"
     return a.kind != "number" or not a.unit or not b.unit or bool(set(a.unit.split()) & set(b.unit.split()))
@@ -394,7 +232,7 @@ def facts_equal(claim: Fact, other: Fact) -> bool:
         return _dates_agree(claim, other)
     if claim.kind == "quote":
         return claim.value == other.value or str(claim.value) in str(other.value)
-    if claim.kind in ("version", "period", "score"):
+    if claim.kind in ("version", "period", "score", "label", "dimension"):
         return bool(claim.value == other.value)
     if claim.kind in ("money", "percent"):
         (cu, cv), (ou, ov) = claim.value, other.value
