@@ -103,11 +103,15 @@ def test_judge_eval_prints_the_targets_for_either_set(capsys: pytest.CaptureFixt
     assert "CONTRADICTED recall:" in out and "Wilson 95 %" in out and "labelled pairs" in out
 
 
-@pytest.mark.parametrize("name", ["heldout", "heldout2"])
+HELDOUT_SETS = ["heldout", "heldout2", "heldout3"]
+"""The whole-page held-out sets, in the order they were made (each must be new against all before it)."""
+
+
+@pytest.mark.parametrize("name", HELDOUT_SETS)
 def test_heldout_set_is_built_deduplicated_and_new(name: str) -> None:
     """A held-out file is the build of its tsv, frozen at the digest it had before tuning: whole pages (several
-    paragraphs), every label present, 40 doubly labelled pairs, no near-verbatim claim on one page, and no
-    claim close to any claim of the sets made before it."""
+    paragraphs), every label present, its doubly labelled pairs (40; heldout3's are those of its second-pass
+    queue), no near-verbatim claim on one page, and no claim close to any claim of the sets made before it."""
     import hashlib
     import re
     from importlib import resources
@@ -124,7 +128,11 @@ def test_heldout_set_is_built_deduplicated_and_new(name: str) -> None:
     assert len(rows) >= 100 and {r["label"] for r in rows} == {"SUPPORTED", "PARTIAL", "CONTRADICTED", "ABSENT"}
     assert all(r["passage"].count("\n\n") >= 2 for r in rows)
     doubled = [r for r in rows if r["label2"] is not None]
-    assert len(doubled) == 40 and all(r["label"] == r["label1"] for r in rows if r["label1"] == r["label2"])
+    if name == "heldout3":  # its second pass is done by an independent labeller, on the queued ids only
+        assert {r["id"] for r in doubled} <= {pid for pid, _ in _relabel_todo()}
+    else:
+        assert len(doubled) == 40
+    assert all(r["label"] == r["label1"] for r in rows if r["label1"] == r["label2"])
 
     def words(text: str) -> set[str]:
         return set(re.findall(r"\w+", text.lower()))
@@ -134,10 +142,33 @@ def test_heldout_set_is_built_deduplicated_and_new(name: str) -> None:
         for j in range(i + 1, len(rows)):
             if rows[i]["source"] == rows[j]["source"]:
                 assert len(mine[i] & mine[j]) / len(mine[i] | mine[j]) < 0.9, (rows[i]["id"], rows[j]["id"])
-    earlier = ["shipped", "hard"] + (["heldout"] if name == "heldout2" else [])
+    earlier = ["shipped", "hard"] + HELDOUT_SETS[:HELDOUT_SETS.index(name)]
     others = []
     for other in earlier:
         with open(LABEL_SETS[other](), encoding="utf-8") as fh:
             others += [words(json.loads(line)["claim"]) for line in fh]
     for i, w in enumerate(mine):
         assert all(len(w & o) / len(w | o) < 0.6 for o in others), rows[i]["id"]
+
+
+def _relabel_todo() -> list[tuple[str, str]]:
+    """(id, claim) rows of heldout3's second-pass queue, in file order."""
+    from importlib import resources
+
+    text = resources.files("citetrace.eval").joinpath("data").joinpath("heldout3_relabel_todo.tsv").read_text("utf-8")
+    lines = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    return [(pid, claim) for pid, claim in (line.split("\t") for line in lines)]
+
+
+def test_heldout3_second_pass_queue_is_the_seeded_sample() -> None:
+    """heldout3_relabel_todo.tsv lists, in sampled order, the 45 ids random.Random(20261204) draws from the
+    set, each with its claim verbatim and no label, so the second labeller sees nothing of the first pass."""
+    import random
+
+    from citetrace.eval._labelset import build_heldout3_labels
+
+    rows = [json.loads(line) for line in build_heldout3_labels().splitlines()]
+    queue = _relabel_todo()
+    assert [pid for pid, _ in queue] == random.Random(20261204).sample([r["id"] for r in rows], 45)
+    claims = {r["id"]: r["claim"] for r in rows}
+    assert all(claim == claims[pid] for pid, claim in queue)

@@ -110,8 +110,9 @@ def register(subparsers: Any) -> None:
     j = subparsers.add_parser("judge-eval", help="measure a judge against hand-labelled (claim, passage) pairs")
     j.add_argument("labels", nargs="?", metavar="LABELS.jsonl", help="labels file (default: --set shipped)")
     j.add_argument("--set", dest="label_set", choices=sorted(LABEL_SETS), default="shipped",
-                   help="a labelled set that ships with citetrace: shipped (demo corpus), hard (page prose) or "
-                        "heldout (whole pages, tuned on since det-4) or heldout2 (whole pages, held out while making det-4)")
+                   help="a labelled set that ships with citetrace: shipped (demo corpus), hard (page prose), "
+                        "heldout (whole pages, tuned on since det-4), heldout2 (whole pages, held out while "
+                        "making det-4) or heldout3 (whole pages, written blind, measured once)")
     j.add_argument("--json", action="store_true", help="print the agreement report as JSON")
     j.add_argument("--history", metavar="FILE",
                    help="append this run to a judge-eval history (per judge, version and model) and compare")

@@ -15,7 +15,8 @@ from typing import Callable
 
 from citetrace.eval._types import ABSENT, CONTRADICTED, PARTIAL, SUPPORTED
 
-__all__ = ["build_labels", "read_claims", "build_hard_labels", "build_heldout_labels", "build_heldout2_labels"]
+__all__ = ["build_labels", "read_claims", "build_hard_labels", "build_heldout_labels", "build_heldout2_labels",
+           "build_heldout3_labels"]
 
 _CODES = {"S": SUPPORTED, "P": PARTIAL, "C": CONTRADICTED, "A": ABSENT}
 
@@ -125,3 +126,15 @@ def build_heldout2_labels() -> str:
     """The JSON Lines text of the second held-out set, from ``data/heldout2.tsv`` (whole pages, other genres),
     with its second labelling pass (``heldout2_relabel.tsv``) and adjudication (``heldout2_adjudicated.tsv``)."""
     return _build_pages("heldout2.tsv", "q", "heldout2_relabel.tsv", "heldout2_adjudicated.tsv")
+
+
+HELDOUT3_SHA256 = "ac48ba0ab57be16bf15583fc3d390500e5504b7aa72031db9288279e420948c6"
+"""Digest of ``data/heldout3.tsv`` as committed, written blind while the checker was being revised: the third
+held-out set, measured once, at the end of that work."""
+
+
+def build_heldout3_labels() -> str:
+    """The JSON Lines text of the third held-out set, from ``data/heldout3.tsv`` (whole pages, other genres
+    again), with its second labelling pass (``heldout3_relabel.tsv``, by an independent labeller on the ids of
+    ``heldout3_relabel_todo.tsv``) and adjudication (``heldout3_adjudicated.tsv``)."""
+    return _build_pages("heldout3.tsv", "r", "heldout3_relabel.tsv", "heldout3_adjudicated.tsv")
