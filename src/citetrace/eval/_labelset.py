@@ -129,7 +129,7 @@ def build_heldout2_labels() -> str:
 
 
 HELDOUT3_SHA256 = "ac48ba0ab57be16bf15583fc3d390500e5504b7aa72031db9288279e420948c6"
-"""Digest of ``data/heldout3.tsv`` as committed, written blind while the checker was being revised: the third
+"""Digest of ``data/heldout3.tsv`` as committed (daea5e0), written blind while the checker was being revised: the third
 held-out set, measured once, at the end of that work."""
 
 
