@@ -76,3 +76,35 @@ def test_shapes_that_are_not_contradictions(claim: str, page: str) -> None:
 def test_the_same_shapes_still_contradict(claim: str, page: str) -> None:
     """Another change, model, grade, coast or side of the average: CONTRADICTED."""
     assert judge(claim, page) == CONTRADICTED
+
+
+SEASON = "The league has 20 clubs, up from 18 last season, including 4 promoted sides."
+RIDERSHIP = "Tolls raised $52 million, against costs of $140 million, so tolls covered about 37 % of costs (2022–23: 33 %)."
+REVIEW = "The Vega 15 keeps the 15-inch 3200 x 1800 screen and weighs 1.9 kg."
+FIX = "It was reported on 2 June 2025; the vendor shipped a fix 41 days later."
+CASE = "Summary of judgment: Arden v Coldwell Homes Ltd [2025] EWCA 2231 (Civ)"
+
+
+@pytest.mark.parametrize("claim, page", [
+    ("The league has 20 clubs, two more than last season.", SEASON),
+    ("Tolls covered roughly 37 % of costs in 2023–24, up from 33 % the year before.", RIDERSHIP),
+    ("A 17-inch version of the Vega is planned.", REVIEW),
+    ("The vendor shipped the fix within a month of its 60-day deadline.", FIX),
+    ("Ms Arden had rented from Coldwell Homes for six years.", CASE),
+])
+def test_false_flags_of_held_out_two_shapes(claim: str, page: str) -> None:
+    """A difference against the page's point of comparison, a comparison in parentheses, an attributive
+    measure of another thing ("a 60-day deadline", "a 17-inch version"), a law report's citation number:
+    no rival, never CONTRADICTED."""
+    assert judge(claim, page) != CONTRADICTED
+
+
+@pytest.mark.parametrize("claim, page", [
+    ("The league has 21 clubs, up from 18 last season.", SEASON),
+    ("Tolls covered 45 % of costs, up from 33 % the year before.", RIDERSHIP),
+    ("The Vega 15 keeps its 13-inch screen.", "The Vega 15 keeps the 15-inch screen and weighs 1.9 kg."),
+    ("The vendor shipped a fix 30 days later.", FIX),
+])
+def test_the_same_shapes_with_another_value_still_contradict(claim: str, page: str) -> None:
+    """Another level, another current share, another screen size, another delay: CONTRADICTED."""
+    assert judge(claim, page) == CONTRADICTED

@@ -25,7 +25,7 @@ from citetrace.eval._extractive import (
     direction_conflict, entity_conflict, extractive_support, from_to_swapped, local_direction_conflict,
 )
 from citetrace.eval._facts import (
-    Fact, as_version, comparable, dates_compatible, extract_facts, facts_equal, version_key,
+    Fact, as_version, comparable, dates_compatible, extract_facts, facts_equal, paren_comparison, version_key,
 )
 from citetrace.eval._passages import simple_sentences
 from citetrace.eval._polarity import polarity_conflict
@@ -207,7 +207,7 @@ def _unexplained_rival(fact: Fact, sentence: _Sentence, claim_facts: Sequence[Fa
                    for o in sentence.facts)
     return any(comparable(fact, o) and not any(_explains(c, o) for c in claim_facts)
                and not (fact.kind == "date" and dates_compatible(fact, o)) and not _baseline_date(o, sentence)
-               and {fact.step, o.step} != {"change", "level"}
+               and {fact.step, o.step} != {"change", "level"} and not (fact.step == "change" and o.baseline)
                and (len(fact.context & o.context) >= 2 if same_slot else _version_rival(fact, o))
                for o in sentence.facts)
 
@@ -222,10 +222,11 @@ def _own_period_elsewhere(fact: Fact, claim_facts: Sequence[Fact], sentence: _Se
 
 
 def _baseline_date(date: Fact, sentence: _Sentence) -> bool:
-    """A date or period right after the sentence's point of comparison ("up from 68 % in 2023–24") dates
-    the comparison, not the value the sentence is about: it is no rival of the claim's own period."""
-    return date.kind in ("date", "period") and any(
-        f.baseline and 0 <= date.start - f.end <= 25 for f in sentence.facts)
+    """A date or period right after the sentence's point of comparison ("up from 68 % in 2023–24"), or
+    opening a comparison in parentheses ("(2023–24: 34 %)"), dates the comparison, not the value the
+    sentence is about: it is no rival of the claim's own period."""
+    return date.kind in ("date", "period") and (paren_comparison(sentence.text, date.start) or any(
+        f.baseline and 0 <= date.start - f.end <= 25 for f in sentence.facts))
 
 
 def _version_rival(fact: Fact, other: Fact) -> bool:

@@ -19,7 +19,7 @@ from citetrace.eval._quantities import FRACTION, qualifier_before, values_agree
 from citetrace.eval._quotes import quotations
 
 __all__ = ["Fact", "extract_facts", "facts_equal", "comparable", "find_dates", "anchor_words", "quotations",
-           "as_version", "version_key", "dates_compatible"]
+           "as_version", "version_key", "dates_compatible", "paren_comparison"]
 
 
 @dataclass(frozen=True)
@@ -54,11 +54,12 @@ class Fact:
     is what a swapped claim gets wrong (see ``_slots``)."""
 
 
-_UNIT_WORDS = re.compile(r"\s*([A-Za-z][A-Za-z\-]*)(?:\s+([A-Za-z][A-Za-z\-]*))?(?:\s+([A-Za-z][A-Za-z\-]*))?")
+_UNIT_WORDS = re.compile(r"(?:\s*|-)([A-Za-z][A-Za-z\-]*)(?:\s+([A-Za-z][A-Za-z\-]*))?(?:\s+([A-Za-z][A-Za-z\-]*))?")
 _UNIT_SKIP = STOP | frozenset("more fewer less new additional extra permanent full-time total average just only some "
                               "around".split())
 _BASELINE_BEFORE = re.compile(r"(?:\bfrom|compared\s+(?:with|to)|\bagainst|\bthan|\bversus|\bvs\.?)\s+"
-                              r"(?:(?:about|around|just|only|the|a|an|in|on|for|with)\s+)*$", re.I)
+                              r"(?:(?:about|around|just|only|the|a|an|in|on|for|with)\s+|(?:[\w-]+\s+)?[\w-]+['’]s\s+)*$",
+                              re.I)  # "than last year's 1.31 kg" compares with last year's value too
 _BASELINE_AFTER = re.compile(r"^([^,.;]{0,30}?)\b(?:a year earlier|the year before|a year ago|the previous year|"
                              r"previously)\b", re.I)
 _CHANGE_GAP = re.compile(r"\b(?:higher|lower|more|less|greater|smaller|bigger|larger|up|down|above|below|than|on|"
@@ -67,9 +68,25 @@ _CHANGE_GAP = re.compile(r"\b(?:higher|lower|more|less|greater|smaller|bigger|la
 earlier"), not the value a year earlier ("against 272 a year earlier")."""
 
 
+_ATTRIBUTIVE = re.compile(r"-([A-Za-z]+)((?:\s+[A-Za-z]+){1,2})")
+_OF_COUNT = re.compile(r"\s+of\s+(?:(?:its|the|their|his|her|our|all)\s+)?(?=\d)")
+
+
 def _unit_after(text: str, end: int) -> str:
     """Stems of the first two content words after a number ("coffe tree" for "1.4 million ageing coffee
-    trees" gives "age coffe"), joined by spaces; "" when none follow."""
+    trees" gives "age coffe"), joined by spaces; "" when none follow. An attributive measure ("a 90-day
+    target", "the 14-inch screen") is one unit word, measure and noun together ("day-target"): it is
+    compared only with the same measure of the same thing, never with "57 days later". A count out of a
+    total ("112 of its 530 buses") has the total's unit."""
+    attributive = _ATTRIBUTIVE.match(text, end)
+    nouns = [w for w in (attributive.group(2).split() if attributive else ()) if w.lower() not in _UNIT_SKIP
+             and len(w) > 2]
+    if attributive and nouns:
+        return f"{stem(attributive.group(1))}-{stem(nouns[0])}"
+    of_count = _OF_COUNT.match(text, end)
+    if of_count:
+        total = re.match(r"[\d,.]+", text[of_count.end():])
+        return _unit_after(text, of_count.end() + (total.end() if total else 0))
     m = _UNIT_WORDS.match(text, end)
     if not m:
         return ""
@@ -89,13 +106,32 @@ _MOVED_FROM = re.compile(r"\b(?:delayed|postponed|pushed back|put back|moved|bro
 """A date something was moved from ("delayed from 2024") is its old date, a point of comparison."""
 
 
-def _step(text: str, start: int) -> str:
+_CHANGE_AFTER = re.compile(r"\s*(?:[\w-]+\s+)?(?:more|fewer|less|higher|lower|greater|bigger|smaller|larger)\s+"
+                           r"than\b", re.I)
+"""A difference: "six more than last season", "3 % higher than in June"."""
+
+
+def _step(text: str, start: int, end: int) -> str:
     head = text[max(0, start - 30):start]
-    return "change" if _CHANGE_BEFORE.search(head) else "level" if _LEVEL_BEFORE.search(head) else ""
+    if _CHANGE_BEFORE.search(head) or _CHANGE_AFTER.match(text, end):
+        return "change"
+    return "level" if _LEVEL_BEFORE.search(head) else ""
+
+
+_PAREN_COMPARISON = re.compile(r"\(\s*(?:(?:19|20)\d\d(?:\s*[–/-]\s*\d{2,4})?|(?:the\s+)?(?:last|previous|prior)\s+"
+                               r"\w+)\s*:\s*$", re.I)
+"""A comparison in parentheses: "37 % of costs (2023–24: 34 %)" gives last period's value."""
+
+
+def paren_comparison(text: str, start: int) -> bool:
+    """The value (or date) at ``start`` opens a parenthesised comparison or is its value."""
+    return bool(_PAREN_COMPARISON.search(text[max(0, start - 25):start])) or bool(
+        re.search(r"\(\s*$", text[max(0, start - 3):start]) and re.match(r"[^()]{2,12}:\s*[^()]{1,15}\)",
+                                                                     text[start:start + 30]))
 
 
 def _is_baseline(text: str, start: int, end: int) -> bool:
-    if _BASELINE_BEFORE.search(text[max(0, start - 30):start]):
+    if _BASELINE_BEFORE.search(text[max(0, start - 30):start]) or paren_comparison(text, start):
         return True
     after = _BASELINE_AFTER.match(text[end:end + 45])
     return bool(after and not _CHANGE_GAP.search(after.group(1)))
@@ -127,7 +163,7 @@ def extract_facts(text: str) -> list[Fact]:
             facts.append(Fact(kind, value, m.group(0), m.start(), m.end(), unit, qualifier, high,
                               _is_baseline(text, m.start(), m.end()) if kind not in ("date", "period")
                               else bool(_MOVED_FROM.search(text[max(0, m.start() - 40):m.start()])),
-                              _step(text, m.start()) if kind in ("money", "percent", "number") else ""))
+                              _step(text, m.start(), m.end()) if kind in ("money", "percent", "number") else ""))
     facts.sort(key=lambda f: f.start)
     return _with_context(text, [_named_version(text, f) for f in facts])
 

@@ -146,18 +146,21 @@ _ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4, "V": 5, "VI": 6, "VII": 7, "VIII":
 _NOT_NAMES = frozenset("the a an about around some nearly almost over under only just another all roughly "
                        "approximately fewer more less up top first last and or of in on at by for to from with "
                        "since until between monday tuesday wednesday thursday friday saturday sunday "
-                       "no not".split())
-_LABEL = re.compile(r"\b([A-Z][a-z]{2,})\s+(\d{1,3}|I{1,3}|IV|VI{0,3}|IX|X)\b"
+                       "no not usd eur gbp chf jpy".split())
+_LABEL = re.compile(r"\b([A-Z][a-z]{2,}|[A-Z]{2,6})\s+(\d{1,4}|I{1,3}|IV|VI{0,3}|IX|X)\b"
                     r"(?![.,]\d|\s*(?:%|percent|per cent|[-–]\s*\d)|\s+(?:thousand|million|billion|trillion|bn|mn)\b)")
 
 
 def _label(m: re.Match[str]) -> Parsed:
-    """A number that is part of a name ("the Aero 14", "Round 3", "Windows 11", "Grade II"): a label,
+    """A number that is part of a name ("the Aero 14", "Round 3", "Windows 11", "Grade II", a law report's
+    "EWHC 1187"): a label,
     compared only with the same name's labels, never a quantity (nor "3 May" in "Round 3 may apply"). Not
     at a sentence's start ("About 40 firms") nor after a month, a weekday or a qualifier."""
     name, raw = m[1], m[2]
     before = m.string[:m.start()].rstrip(" \t\"“'(")
     if name.lower() in _NOT_NAMES or name.lower().rstrip(".") in MONTHS or not before or before[-1] in ".!?:\n":
+        return DECLINE
+    if len(raw) == 4 and re.fullmatch(r"1[89]\d\d|20\d\d", raw):  # "Euro 2024", "Vision 2030": a year
         return DECLINE
     return "label", (name.lower(), str(_ROMAN.get(raw, raw))), None
 
