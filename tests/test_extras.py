@@ -14,6 +14,7 @@ from importlib.metadata import PackageNotFoundError, packages_distributions, req
 from pathlib import Path
 
 import pytest
+from _wheel import build_wheel
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
@@ -28,12 +29,7 @@ HEAVY = {"grpcio", "numpy", "opentelemetry-exporter-otlp", "opentelemetry-export
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The wheel built from this checkout, as `pip install .` builds it."""
-    out = tmp_path_factory.mktemp("dist")
-    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                           "-w", str(out), str(ROOT)], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    (built,) = out.glob("citetrace-*.whl")
-    return built
+    return build_wheel(tmp_path_factory.mktemp("dist"))
 
 
 @pytest.fixture(scope="module")
@@ -168,7 +164,30 @@ def test_missing_extra_is_one_line_in_the_cli(tmp_path: Path, blocked: str, extr
     lines = out.stderr.strip().splitlines()
     assert out.returncode == 2 and len(lines) == 1 and "Traceback" not in out.stderr, out.stderr
     assert f"pip install 'citetrace[{extra}]'" in lines[0] and blocked in lines[0], lines[0]
-    assert "recorded in" not in out.stdout
+    assert out.stdout == ""  # said before anything starts (the demo printed its header and ran a metrics server)
+
+
+def test_bench_without_eval_says_so_before_the_agent_runs(tmp_path: Path) -> None:
+    """`citetrace bench` needs [eval] for every repeat's rates: one line naming it, and the agent never called."""
+    (tmp_path / "questions.json").write_text('{"questions": [{"id": "q1", "question": "what?"}]}')
+    (tmp_path / "my_agent.py").write_text("from pathlib import Path\n"
+                                          "def answer(q):\n    Path('called').touch()\n    return 'x'\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "CITETRACE_"))}
+    env.update(PYTHONPATH=str(tmp_path) + os.pathsep + env.get("PYTHONPATH", ""), OTEL_TRACES_EXPORTER="none",
+               CITETRACE_STORE=f"sqlite:///{tmp_path / 'store.db'}")
+    out = subprocess.run([sys.executable, "-c", _BLOCKED_CLI, "rank_bm25", "bench", "questions.json", "--agent",
+                          "my_agent:answer"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and out.stderr.strip().splitlines() == [
+        "citetrace bench: error: citation evaluation needs the [eval] extra (rank_bm25 not installed): "
+        "pip install 'citetrace[eval]'"], out.stderr
+    assert not (tmp_path / "called").exists()
+
+
+def test_the_bench_extra_brings_eval(metadata: Message) -> None:
+    """`pip install 'citetrace[bench]'` is enough for `citetrace bench`: every requirement of [eval] is in it
+    (hatchling writes a self-referencing extra out as its requirements)."""
+    bench = {str(r).split(";")[0] for r in _requirements(metadata, "bench")}
+    assert {str(r).split(";")[0] for r in _requirements(metadata, "eval")} <= bench, bench
 
 
 def test_every_command_registers_on_a_base_install() -> None:
@@ -184,7 +203,8 @@ def test_every_command_registers_on_a_base_install() -> None:
 
 
 def test_script_variables_are_read_and_documented() -> None:
-    """Every variable of names.SCRIPT_ENV is read by a script and explained in docs/install.md."""
+    """Every variable of names.SCRIPT_ENV is read by a script and explained in docs/install.md, and every
+    CITETRACE_ variable a script reads is one of them (or a package setting)."""
     from citetrace import names
 
     scripts = "".join(p.read_text() for p in (ROOT / "scripts").iterdir() if p.is_file())
@@ -192,3 +212,6 @@ def test_script_variables_are_read_and_documented() -> None:
     for variable in names.SCRIPT_ENV:
         assert "${" + variable in scripts, variable
         assert f"`{variable}" in install, variable
+    package = {v for k, v in vars(names).items() if k.startswith("ENV_")}
+    read = set(re.findall(r"\$\{(CITETRACE_[A-Z0-9_]+)", scripts))
+    assert read - set(names.SCRIPT_ENV) - package == set()  # a variable a script reads and nobody documents

@@ -633,7 +633,8 @@ ENV_OTELCOL_REMOTE_WRITE_ENDPOINT: Final = "CITETRACE_OTELCOL_REMOTE_WRITE_ENDPO
 ENV_OTELCOL_METRICS_FLUSH_INTERVAL: Final = "CITETRACE_OTELCOL_METRICS_FLUSH_INTERVAL"
 """otelcol-summary.yaml: how often the connector sends its cumulative metrics (a duration). Default ``15s``."""
 
-# Variables of the repository's scripts (scripts/setup, scripts/test, scripts/demo), not of the package.
+# Variables of the repository's scripts (scripts/setup, scripts/test, scripts/demo, scripts/build-collector),
+# not of the package.
 # Documented in docs/install.md; tests/test_extras.py checks that the scripts read each one.
 ENV_SKIP_APT: Final = "CITETRACE_SKIP_APT"
 """``1``: scripts/setup installs no Debian package (promtool, Chromium, PostgreSQL must already be there)."""
@@ -641,9 +642,18 @@ ENV_SKIP_COLLECTOR: Final = "CITETRACE_SKIP_COLLECTOR"
 """``1``: scripts/setup does not build the OpenTelemetry Collector (the collector tests build it on first use)."""
 ENV_SKIP_CREWAI: Final = "CITETRACE_SKIP_CREWAI"
 """``1``: scripts/setup does not build ``.venv-crewai`` (CrewAI's own venv for its tests)."""
+ENV_SKIP_GPTR: Final = "CITETRACE_SKIP_GPTR"
+"""``1``: scripts/setup does not build ``.venv-gptr`` (gpt-researcher's own venv for its tests)."""
+ENV_SKIP_STORM: Final = "CITETRACE_SKIP_STORM"
+"""``1``: scripts/setup does not build ``.venv-storm`` (knowledge-storm's own venv for its tests)."""
+ENV_SKIP_PINNED: Final = "CITETRACE_SKIP_PINNED"
+"""``1``: scripts/setup does not build ``.venv-pinned`` (crawl4ai, LlamaIndex's DuckDuckGo spec)."""
 ENV_SETUP_EXTRAS: Final = "CITETRACE_EXTRAS"
 """The extras scripts/setup installs into ``.venv`` (default ``test``: everything the tests need)."""
-SCRIPT_ENV: Final = (ENV_SKIP_APT, ENV_SKIP_COLLECTOR, ENV_SKIP_CREWAI, ENV_SETUP_EXTRAS)
+ENV_OTELCOL_CACHE: Final = "CITETRACE_OTELCOL_CACHE"
+"""Where scripts/build-collector caches the built collector (default ``${XDG_CACHE_HOME:-~/.cache}/citetrace``)."""
+SCRIPT_ENV: Final = (ENV_SKIP_APT, ENV_SKIP_COLLECTOR, ENV_SKIP_CREWAI, ENV_SKIP_GPTR, ENV_SKIP_STORM,
+                     ENV_SKIP_PINNED, ENV_SETUP_EXTRAS, ENV_OTELCOL_CACHE)
 """Every variable the repository's scripts read."""
 
 # Standard OpenTelemetry variables we read.

@@ -121,3 +121,28 @@ def test_bad_agent_is_one_line(tmp_path: Path) -> None:
     """An --agent that cannot be imported exits 2 with one line naming it."""
     done = _cli(tmp_path, "bench", str(SET), "--agent", "no_such_module:run")
     assert done.returncode == 2 and "no_such_module" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_replaying_a_bench_recorded_without_responses_is_one_line(tmp_path: Path) -> None:
+    """--replay of a bench whose runs recorded no responses: one line naming the run and CITETRACE_RECORD_RESPONSES,
+    before any agent call (it was a ReplayMiss traceback out of the agent)."""
+    assert _cli(tmp_path, "bench", str(SET), "--agent", AGENT, "--out", "plain.json").returncode == 0
+    done = _cli(tmp_path, "bench", str(SET), "--agent", AGENT, "--replay", "plain.json")
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    recorded = [r["run_id"] for q in json.loads((tmp_path / "plain.json").read_text())["questions"]
+                for r in q["repeats"]]
+    assert "CITETRACE_RECORD_RESPONSES=true" in lines[0] and "no recorded tool responses" in lines[0]
+    assert f"run {min(recorded)} " in lines[0], lines[0]
+    assert "| storage |" not in done.stdout  # no question ran
+
+
+def test_an_agent_that_calls_differently_from_the_recording_is_one_line(clean: tuple[Path, dict[str, Any]]) -> None:
+    """A replayed agent making a call its recording lacks (here: every fault on, so other queries) stops with one
+    line naming the question, the repeat and the call, not a ReplayMiss traceback."""
+    tmp, _bench = clean
+    done = _cli(tmp, "bench", str(SET), "--agent", "citetrace.demo.bench_agent:answer_with_faults",
+                "--replay", "clean.json")
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "repeat 1" in lines[0] and "no recorded response left for tool" in lines[0], lines[0]

@@ -37,6 +37,13 @@ def test_check_reports_a_hand_edited_file(tmp_path: Path, capsys: pytest.Capture
     assert not _coverage.check(tmp_path / "missing")
 
 
+def test_check_outside_the_repository_says_where_it_looked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--check with no docs/coverage.md under the root is exit 2 naming the root, not a false "stale"."""
+    assert _coverage.main(["--check", "--root", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"no docs/coverage.md under {tmp_path}") and "stale" not in err
+
+
 def test_every_row_is_listed_with_its_versions_and_kind() -> None:
     """Each wrap-table method appears on a line with its library's version range, and tool rows with their kind."""
     text = _coverage.render()

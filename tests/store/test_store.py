@@ -86,6 +86,18 @@ def test_open_store_uris(tmp_path: Path) -> None:
         open_store("mysql://db/x")
 
 
+def test_shown_uri_is_the_uri_given_when_it_holds_no_password(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The URI an agent's store shows (`citetrace demo`'s header) is the one given: sqlite:///rel keeps its slashes."""
+    from citetrace.store import agent_store
+    from citetrace.store._uri import redact_uri
+
+    monkeypatch.chdir(tmp_path)
+    for uri in ("sqlite:///.citetrace/store.db", f"sqlite:///{tmp_path}/a.db", "memory://", "postgresql://a@h/db"):
+        assert redact_uri(uri) == uri
+    assert agent_store("sqlite:///rel/store.db").uri == "sqlite:///rel/store.db"
+    assert redact_uri("postgresql://a:pw@h/db") == "postgresql://a:***@h/db"
+
+
 def test_many_threads_write_safely(tmp_path: Path) -> None:
     """Eight threads writing at once lose nothing."""
     s = SQLiteStore(tmp_path / "s.db")

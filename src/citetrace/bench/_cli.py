@@ -56,10 +56,12 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
 
 def _cmd_bench(args: argparse.Namespace) -> int:
     from citetrace import configure
+    from citetrace._extras import require
     from citetrace.bench import BenchError, QuestionSetError, load_agent, load_questions, replay_plan, run_bench
     from citetrace.bench._format import bench_markdown
     from citetrace.eval._internal import ProgressBar
 
+    require("eval")  # every repeat's citation rates: say so before the agent runs, not after its first answer
     try:
         questions = load_questions(args.questions)
         agent = load_agent(args.agent)

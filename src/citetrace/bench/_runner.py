@@ -16,6 +16,7 @@ from typing import Any, Callable, Mapping, Sequence
 from citetrace import names
 from citetrace.bench._questions import BenchQuestion, check_answer
 from citetrace.bench._stats import spread
+from citetrace.capture import ReplayMiss
 from citetrace.capture import replay as _replay
 from citetrace.capture import research_run
 from citetrace.store import Store
@@ -97,12 +98,34 @@ def _figure(rep: Mapping[str, Any], metric: str) -> float | None:
     return None if value is None else float(value)
 
 
+def _check_recorded(questions: Sequence[BenchQuestion], repeat: int, replay: Callable[[str, int], str | None],
+                    store: Store) -> None:
+    """Every run the bench replays has recorded responses: else a BenchError now, before any agent call."""
+    for run_id in sorted({r for q in questions for i in range(repeat) if (r := replay(q.id, i))}):
+        if store.get_run(run_id) is not None and not store.responses(run_id):
+            raise BenchError(f"run {run_id} has no recorded tool responses to replay in {store.uri}: record it "
+                             f"with {names.ENV_RECORD_RESPONSES}=true")
+
+
+def _replayed(agent: Callable[[str], Any], q: BenchQuestion, i: int, recorded: str, agent_name: str,
+              store: Store) -> dict[str, Any]:
+    """One repeat with its tools answered from ``recorded``; a call the recording lacks is a BenchError."""
+    try:
+        with _replay(recorded, store=store):
+            return dict(_one(agent, q, agent_name, store), replay_of=recorded)
+    except ReplayMiss as exc:
+        raise BenchError(f"question {q.id!r}, repeat {i + 1}: {exc} (the agent called differently from the "
+                         "recorded run)") from None
+
+
 def run_bench(questions: Sequence[BenchQuestion], agent: Callable[[str], Any], *, store: Store, repeat: int = 1,
               agent_name: str = "bench", replay: Callable[[str, int], str | None] | None = None,
               progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Run every question ``repeat`` times; return the bench result (JSON-able)."""
     if repeat < 1:
         raise BenchError(f"--repeat must be at least 1, got {repeat}")
+    if replay:
+        _check_recorded(questions, repeat, replay, store)
     total, done, started = len(questions) * repeat, 0, time.time()
     out: list[dict[str, Any]] = []
     for q in questions:
@@ -110,8 +133,7 @@ def run_bench(questions: Sequence[BenchQuestion], agent: Callable[[str], Any], *
         for i in range(repeat):
             recorded = replay(q.id, i) if replay else None
             if recorded:
-                with _replay(recorded, store=store):
-                    repeats.append(dict(_one(agent, q, agent_name, store), replay_of=recorded))
+                repeats.append(_replayed(agent, q, i, recorded, agent_name, store))
             else:
                 repeats.append(_one(agent, q, agent_name, store))
             done += 1

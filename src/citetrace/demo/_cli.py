@@ -17,6 +17,7 @@ from dataclasses import asdict
 from typing import Any, Iterable, Sequence
 
 from citetrace import names
+from citetrace._extras import require
 from citetrace.cli import CommandError, store_uri
 from citetrace.demo._plan import Question
 
@@ -152,6 +153,7 @@ def demo_command(args: argparse.Namespace) -> int:
 
         _export_env(args)
         return ledger_demo_command(args)
+    require("demo")  # before the header, the metrics server and the store: the missing extra is the one line
     try:
         questions = select_questions(args.questions)
         faults = parse_faults("none" if args.no_faults else args.faults)

@@ -218,6 +218,7 @@ def ledger_demo_command(args: Any) -> int:
     finally:
         telemetry.shutdown()
     if not args.json:
-        print(f"{len(chosen)} ledger scenario(s) done; see one with `citetrace ledger show RUN`"
-              f" and `citetrace ledger audit RUN`" + (f" --store {args.store}" if args.store else "") + ".")
+        store = f" --store {args.store}" if args.store else ""
+        print(f"{len(chosen)} ledger scenario(s) done; see one with `citetrace ledger show RUN{store}`"
+              f" and `citetrace ledger audit RUN{store}`.")
     return 1 if (args.check and bad) else 0

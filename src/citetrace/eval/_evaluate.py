@@ -27,8 +27,8 @@ __all__ = ["PairResult", "RunEvaluation", "evaluate_run", "evaluate_report", "Ev
 OFFLINE_SUPPORT_NOTE = (
     "offline SUPPORTED comes only from the extractive rule (the claim's own words, in order, and every value in "
     "one page sentence); a paraphrase stays PARTIAL, so the offline support_rate is a lower bound. Its "
-    "false-support rate is measured by 'citetrace judge-eval --set shipped|hard|heldout' (docs/eval.md); configure an "
-    "LLM judge for a support_rate that reads paraphrase."
+    "false-support rate is measured by 'citetrace judge-eval --set shipped|hard|heldout|heldout2' (docs/eval.md); "
+    "configure an LLM judge for a support_rate that reads paraphrase."
 )
 """Said by every output of an evaluation with the deterministic checker (text and JSON)."""
 

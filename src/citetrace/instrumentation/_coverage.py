@@ -173,6 +173,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=Path.cwd(), help="repository root (default: cwd)")
     args = parser.parse_args(argv)
     if args.check:
+        if not (args.root / PATH).is_file():  # e.g. run from an installed package, outside the repository
+            print(f"no {PATH} under {args.root}: run from the repository root or give --root", file=sys.stderr)
+            return 2
         if check(args.root):
             return 0
         print(f"stale: {PATH} (regenerate: python -m citetrace.instrumentation._coverage > {PATH})", file=sys.stderr)

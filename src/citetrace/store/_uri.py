@@ -52,6 +52,8 @@ def redact_uri(uri: str) -> str:
         pairs = parse_qsl(query, keep_blank_values=True)
         if any(k.lower() == "password" for k, _ in pairs):
             query = urlencode([(k, "***" if k.lower() == "password" else v) for k, v in pairs], safe="*")
+    if (netloc, query) == (parts.netloc, parts.query):
+        return uri  # nothing to hide: urlunsplit would turn sqlite:///rel/path (empty host) into sqlite:/rel/path
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
