@@ -14,6 +14,7 @@ from typing import Any, Callable, Mapping
 from citetrace._redact import redact_report, redact_url
 from citetrace.eval._checks import RunIndex, is_stale
 from citetrace.eval._claims import make_pairs
+from citetrace.eval._data import LABEL_SETS
 from citetrace.eval._judges import Judge, judge_with_checker, make_judge
 from citetrace.eval._passages import top_passages
 from citetrace.eval._rates import Rate, aggregate_claims, claim_label, compute_rates
@@ -27,7 +28,7 @@ __all__ = ["PairResult", "RunEvaluation", "evaluate_run", "evaluate_report", "Ev
 OFFLINE_SUPPORT_NOTE = (
     "offline SUPPORTED comes only from the extractive rule (the claim's own words, in order, and every value in "
     "one page sentence); a paraphrase stays PARTIAL, so the offline support_rate is a lower bound. Its "
-    "false-support rate is measured by 'citetrace judge-eval --set shipped|hard|heldout|heldout2' (docs/eval.md); "
+    f"false-support rate is measured by 'citetrace judge-eval --set {'|'.join(LABEL_SETS)}' (docs/eval.md); "
     "configure an LLM judge for a support_rate that reads paraphrase."
 )
 """Said by every output of an evaluation with the deterministic checker (text and JSON)."""
