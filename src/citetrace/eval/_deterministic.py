@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Sequence
 
 from citetrace.eval._align import anchor_words
+from citetrace.eval._clauses import clause_direction_conflict, clause_name_conflict
 from citetrace.eval._extractive import (
     direction_conflict, entity_conflict, extractive_support, from_to_swapped, local_direction_conflict,
 )
@@ -75,6 +76,24 @@ class DeterministicJudge:
                     out.append(_Sentence(sentence, shared, extract_facts(sentence)))
         return out
 
+    def _aligned_by_value(self, claim: str, passages: Sequence[Passage]) -> list[_Sentence]:
+        """When no sentence shares enough words: those sharing one content word AND a value of the claim
+        (not a bare year, a name's number or a quotation): "301 hours of bright weather, nearly double the
+        norm" is about "301 hours of sunshine, almost twice the June average"."""
+        values = [f for f in extract_facts(claim) if f.kind not in ("quote", "label") and not _bare_year(f)]
+        if not values:
+            return []
+        anchors = anchor_words(claim)
+        out: list[_Sentence] = []
+        for p in passages:
+            for s, e in simple_sentences(p.text):
+                sentence = p.text[s:e]
+                shared = len(anchors & anchor_words(sentence))
+                facts = extract_facts(sentence)
+                if shared and any(facts_equal(v, o) and comparable(v, o) for v in values for o in facts):
+                    out.append(_Sentence(sentence, shared, facts))
+        return out
+
     def judge(self, claim: str, passages: Sequence[Passage], context: str | None = None) -> Verdict:
         """ABSENT without aligned sentences, CONTRADICTED on a mismatch, SUPPORTED only by the extractive rule,
         otherwise PARTIAL.
@@ -84,12 +103,12 @@ class DeterministicJudge:
         no word with "Students pay EUR 30 instead of EUR 72" that its sentence does), and values the other
         parts state count as explained. Only the claim's own values are checked.
         """
-        aligned = self._aligned(context or claim, passages)
+        aligned = self._aligned(context or claim, passages) or self._aligned_by_value(claim, passages)
         if not aligned:
             return Verdict(ABSENT, self.name, explanation="no passage sentence shares the claim's content words")
         page = "\n".join(p.text for p in passages)
         everywhere = [f for p in passages for f in extract_facts(p.text)]
-        versions = {f.value for f in everywhere if f.kind == "version"}
+        versions = _branches({f.value for f in everywhere if f.kind == "version"})
         for s in aligned:
             s.facts = _with_versions(s.facts, versions)
         claim_facts = [f for f in _with_versions(extract_facts(claim), versions)
@@ -99,7 +118,7 @@ class DeterministicJudge:
                 s.facts = [replace(f, baseline=False) if f.kind in ("date", "period") else f for f in s.facts]
         best = max(aligned, key=lambda s: (sum(any(facts_equal(c, o) for o in s.facts) for c in claim_facts),
                                            s.overlap))
-        conflict = self._word_conflict(claim, _stating(aligned, best, bool(claim_facts)), page)
+        conflict = self._word_conflict(claim, claim_facts, _stating(aligned, best, bool(claim_facts)), page)
         if conflict:
             return conflict
         if not claim_facts:
@@ -109,7 +128,7 @@ class DeterministicJudge:
         local = local_direction_conflict(claim, claim_facts, best.text, best.facts) or slot_conflict(
             [f for f in claim_facts if f not in dated], best.text, best.facts) or role_conflict(
             [f for f in claim_facts if not any(_same_slot(f, o, claim_facts, best) for o in best.facts)],
-            claim_facts, best.facts)
+            claim_facts, best.facts) or clause_name_conflict(claim, claim_facts, best.text, best.facts)
         if local:
             return Verdict(CONTRADICTED, self.name, best.text.strip(), local[1], (local[0],))
         explainers = claim_facts + (extract_facts(context) if context else [])
@@ -117,7 +136,8 @@ class DeterministicJudge:
         missing: list[Fact] = []
         matched: list[Fact] = []
         for fact in claim_facts:
-            if any(_same_slot(fact, o, claim_facts, best) for o in best.facts) or _quote_in(fact, best.text):
+            if any(_same_slot(fact, o, claim_facts, best) for o in best.facts) or _quote_in(fact, best.text) or (
+                    _in_version_range(fact, best.text)):
                 matched.append(fact)
             elif _unexplained_rival(fact, best, explainers) and not _own_period_elsewhere(fact, claim_facts, best):
                 mismatched.append(fact)  # the sentence that states the claim's other facts says another value
@@ -147,14 +167,19 @@ class DeterministicJudge:
         return Verdict(PARTIAL, self.name, best.text.strip(), "every number, date and quote matches in one "
                        "sentence; wording not verified", ("facts_match",))
 
-    def _word_conflict(self, claim: str, stating: Sequence[_Sentence], page: str) -> Verdict | None:
+    def _word_conflict(self, claim: str, claim_facts: Sequence[Fact], stating: Sequence[_Sentence],
+                       page: str) -> Verdict | None:
         """CONTRADICTED by a word rule (directions, from/to, names, roles, states), read only in the sentence
         that states the claim: a neighbouring sentence about another crop ("barley shrank") says nothing
-        about the claim's wheat."""
+        about the claim's wheat. A value both state (not a bare year) counts as a shared word: "Cobalt 2.8
+        is affected" and "Versions 2.8 and earlier are not affected" share 2.8."""
         for s in stating:
-            conflict = direction_conflict(claim, s.text) or from_to_swapped(claim, s.text) or entity_conflict(
-                claim, s.text, page) or role_word_conflict(claim, s.text) or polarity_conflict(claim, s.text, page)
-            if conflict and s.overlap >= max(2, min(len(anchor_words(claim)), 3)):
+            shared = s.overlap + sum(1 for c in claim_facts if not _bare_year(c) and any(
+                facts_equal(c, o) and comparable(c, o) for o in s.facts))
+            conflict = direction_conflict(claim, s.text) or clause_direction_conflict(claim, s.text) or (
+                from_to_swapped(claim, s.text) or entity_conflict(claim, s.text, page)) or role_word_conflict(
+                claim, s.text) or polarity_conflict(claim, s.text, page)
+            if conflict and shared >= max(2, min(len(anchor_words(claim)), 3)):
                 return Verdict(CONTRADICTED, self.name, s.text.strip(), conflict[1], (conflict[0],))
         return None
 
@@ -182,6 +207,32 @@ def _with_versions(facts: list[Fact], versions: set[str]) -> list[Fact]:
     """Decimals the page names as versions elsewhere are versions here too ("in 5.0" after "Lodestar 5.0")."""
     return [as_version(f) if f.kind == "number" and "." in f.text and version_key(f.text.strip()) in versions
             else f for f in facts]
+
+
+def _branches(versions: set[str]) -> set[str]:
+    """The page's versions and their branches: "5.1.9" names the 5.1 branch, so "the 5.1 branch" is a version
+    there too, not the number 5.1."""
+    return versions | {".".join(v.split(".")[:2]) for v in versions if v.count(".") >= 2}
+
+
+_VERSION_RANGE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)+)\s*(?:to|through|thru|–|-)\s*(\d+(?:\.\d+)+)(?![\w.]*\d)")
+
+
+def _version_tuple(text: str, width: int) -> tuple[int, ...]:
+    parts = [int(p) for p in text.split(".") if p.isdigit()]
+    return tuple(parts + [0] * (width - len(parts)))
+
+
+def _in_version_range(fact: Fact, sentence: str) -> bool:
+    """A claim's version inside a range the sentence states ("3.0" in "versions 2.9.0 to 3.1.4"): stated,
+    not contradicted by either end."""
+    if fact.kind != "version" or not re.fullmatch(r"\d+(?:\.\d+)*", str(fact.value)):
+        return False
+    for m in _VERSION_RANGE.finditer(sentence):
+        width = max(len(str(fact.value).split(".")), m[1].count(".") + 1, m[2].count(".") + 1)
+        if _version_tuple(m[1], width) <= _version_tuple(str(fact.value), width) <= _version_tuple(m[2], width):
+            return True
+    return False
 
 
 def _same_slot(fact: Fact, other: Fact, claim_facts: Sequence[Fact], sentence: _Sentence) -> bool:

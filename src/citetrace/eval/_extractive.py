@@ -18,7 +18,7 @@ from typing import Sequence
 from citetrace.eval._align import stem
 from citetrace.eval._facts import Fact, extract_facts, facts_equal
 
-__all__ = ["extractive_support", "direction_conflict", "from_to_swapped", "entity_conflict"]
+__all__ = ["extractive_support", "direction_conflict", "from_to_swapped", "entity_conflict", "opposites", "said"]
 
 _LIGHT_STOP = frozenset(
     "the a an of to in on for by with at as is are was were be been and that this its it has have had which who "
@@ -77,7 +77,8 @@ _Pairs = tuple[tuple[frozenset[str], frozenset[str], str], ...]
 def _lexicon() -> tuple[_Pairs, dict[str, str]]:
     """Opposite-direction word pairs and word -> direction, stemmed on first use (the stemmer is the [eval]
     extra, so importing citetrace.eval must not need it)."""
-    up = frozenset(stem(w) for w in "rise rose risen rising increase increased grow grew grown growing up climb "
+    up = frozenset(stem(w) for w in "rise rose risen rising raise raised raising increase increased grow grew grown "
+                   "growing up climb "
                    "climbed gain gained higher jump jumped surge surged expand expanded soar soared doubled tripled "
                    "larger bigger more rebound rebounded advance advanced".split())
     down = frozenset(stem(w) for w in "fall fell fallen falling decrease decreased decline declined shrink shrank "
@@ -102,8 +103,16 @@ def _lexicon() -> tuple[_Pairs, dict[str, str]]:
         (frozenset({"east", stem("eastern")}), frozenset({"west", stem("western")}), "east / west"),
         (frozenset({"north", stem("northern")}), frozenset({"south", stem("southern")}), "north / south"),
     )
+    unchanged = frozenset({stem("unchanged")})  # the whole-sentence rule reads only the unambiguous word:
+    # "remains open", "a flat fee" and "steady growth" say nothing about a change
+    pairs += ((up, unchanged, "rose / unchanged"), (down, unchanged, "fell / unchanged"))
     flat = frozenset(stem(w) for w in "stay stays stayed unchanged remain remains remained steady flat".split())
     return pairs, {w: "up" for w in up} | {w: "down" for w in down} | {w: "unchanged" for w in flat}
+
+
+def opposites() -> _Pairs:
+    """The opposite word pairs (stemmed), each with its name: rose / fell, approved / rejected, ..."""
+    return _lexicon()[0]
 
 
 _LOCAL = re.compile(r"[a-z][a-z\-']*|\d[\d,.]*")
@@ -142,16 +151,19 @@ def local_direction_conflict(claim: str, claim_facts: Sequence[Fact], sentence: 
 
 
 _NEGATION_REACH = 3
+_MULTIPLIERS = frozenset({"double", "triple", "treble"})
 
 
-def _said(text: str) -> tuple[set[str], set[str]]:
+def said(text: str) -> tuple[set[str], set[str]]:
     """(stems stated, stems negated): a word is negated when a negation comes at most three words before it
     ("did not fall", "never rose"); a negation elsewhere ("left 140,000 homes without power") negates
-    nothing the direction rule reads."""
-    words = _tokens(text)
+    nothing the direction rule reads. "Little changed" and "held steady" read as "unchanged"."""
+    words = _tokens(_LITTLE_CHANGED.sub("unchanged", text.lower()))
     stated: set[str] = set()
     negated: set[str] = set()
     for i, w in enumerate(words):
+        if w in _MULTIPLIERS:  # "nearly double the usual amount" is a ratio, not "doubled"
+            continue
         near = words[max(0, i - _NEGATION_REACH):i]
         (negated if any(n in _NEGATION for n in near) else stated).add(stem(w))
     return stated, negated
@@ -160,8 +172,8 @@ def _said(text: str) -> tuple[set[str], set[str]]:
 def direction_conflict(claim: str, sentence: str) -> tuple[str, str] | None:
     """(flag, explanation) when the sentence states the opposite direction of the claim and never its own;
     either side negating a word of the pair abstains."""
-    (c, c_not), (s, s_not) = _said(claim), _said(sentence)
-    for one, other, name in _lexicon()[0]:
+    (c, c_not), (s, s_not) = said(claim), said(sentence)
+    for one, other, name in opposites():
         if (c_not | s_not) & (one | other):
             continue
         for mine, theirs in ((one, other), (other, one)):

@@ -54,7 +54,8 @@ class Fact:
     is what a swapped claim gets wrong (see ``_slots``)."""
 
 
-_UNIT_WORDS = re.compile(r"(?:\s*|-)([A-Za-z][A-Za-z\-]*)(?:\s+([A-Za-z][A-Za-z\-]*))?(?:\s+([A-Za-z][A-Za-z\-]*))?")
+_UNIT_WORDS = re.compile(r"(?:\s*|-)([A-Za-z][A-Za-z\-]*(?:['’]s)?)(?:\s+([A-Za-z][A-Za-z\-]*(?:['’]s)?))?"
+                         r"(?:\s+([A-Za-z][A-Za-z\-]*(?:['’]s)?))?(?:\s+([A-Za-z][A-Za-z\-]*))?")
 _UNIT_SKIP = STOP | frozenset("more fewer less new additional extra permanent full-time total average just only some "
                               "around".split())
 _BASELINE_BEFORE = re.compile(r"(?:\bfrom|compared\s+(?:with|to)|\bagainst|\bthan|\bversus|\bvs\.?)\s+"
@@ -90,8 +91,8 @@ def _unit_after(text: str, end: int) -> str:
     m = _UNIT_WORDS.match(text, end)
     if not m:
         return ""
-    words = [w.lower() for w in m.groups() if w and w.lower() not in _UNIT_SKIP]
-    return " ".join(stem(w) for w in words[:2])
+    words = [w.lower() for w in m.groups() if w and w.lower() not in _UNIT_SKIP and not w.endswith(("'s", "’s"))]
+    return " ".join(stem(w) for w in words[:2])  # "of the bridge's bolts": the possessor is not the unit
 
 
 _CHANGE_BEFORE = re.compile(r"(?:\bby|\bsaving|\bsavings\s+of|\b(?:rise|fall|cut|increase|decrease|drop|gain|loss|"

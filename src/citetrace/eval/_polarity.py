@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from citetrace.eval._align import content_stems
-from citetrace.eval._facts import extract_facts, facts_equal
+from citetrace.eval._facts import Fact, extract_facts, facts_equal
 
 __all__ = ["polarity_conflict"]
 
@@ -72,15 +72,40 @@ def _same_when(one: str, other: str) -> bool:
     ("has not raised council tax this year" says nothing against "raised council tax by 3 % last year")."""
     if {w for w in _WORD.findall(one.lower()) if w in _WHEN} != {w for w in _WORD.findall(other.lower()) if w in _WHEN}:
         return False
-    a, b = extract_facts(one), extract_facts(other)
+    a, b = _values(one), _values(other)
     return all(any(facts_equal(x, y) for y in b) for x in a) and all(any(facts_equal(y, x) for x in a) for y in b)
 
 
-def _negation(claim: str, sentence: str) -> str | None:
+def _values(text: str) -> list[Fact]:
+    """The values a clause is about (a model's name, "the Nimbus 15", is part of its subject, not a value)."""
+    return [f for f in extract_facts(text) if f.kind not in ("label", "quote")]
+
+
+def _negated_value(sentence: str, claim: str, page: str) -> str | None:
+    """A clause whose subject is a value ("Versions 2.8 and earlier are not affected") against a claim
+    that states the same values, un-negated, with the negated predicate ("Cobalt 2.8 is also affected by
+    the parser flaw"): the value stands in for the subject's words. Every content word of the claim must be
+    on the page, so that a claim about something else ("has a memory leak") is not read as the page's."""
+    page_stems = set(content_stems(page))
+    claim_stems = set(_stems(claim))
+    if not claim_stems <= page_stems:
+        return None
+    mine = _values(claim)
+    for clause in _CLAUSE.findall(sentence):
+        negated, theirs = _negated_stems(clause), _values(clause)
+        if not negated or not theirs or not set(negated[:1]) <= claim_stems:
+            continue
+        if all(any(facts_equal(t, c) for c in mine) for t in theirs) and all(
+                any(facts_equal(c, t) for t in theirs) for c in mine):
+            return str(clause).strip()
+    return None
+
+
+def _negation(claim: str, sentence: str, page: str) -> str | None:
     if _AFFIRMATIVE.search(claim) or _AFFIRMATIVE.search(sentence):
         return None
     if not _CUE.search(claim):
-        clause = _negated_in(sentence, claim)
+        clause = _negated_in(sentence, claim) or _negated_value(sentence, claim, page)
         return f"the passage negates it: {clause!r}" if clause else None
     if _CUE.search(sentence):
         return None
@@ -136,7 +161,7 @@ def _actor(claim: str, sentence: str, page: str) -> str | None:
 
 def polarity_conflict(claim: str, sentence: str, page: str) -> tuple[str, str] | None:
     """(flag, explanation) for the first rule above that fires on the stating sentence, or None."""
-    for flag, found in (("negation_mismatch", _negation(claim, sentence)),
+    for flag, found in (("negation_mismatch", _negation(claim, sentence, page)),
                         ("vote_mismatch", _unanimity(claim, sentence))):
         if found:
             return flag, found

@@ -38,7 +38,8 @@ _OF = r"(third|thirds|quarter|quarters|fifth|fifths|tenth|tenths|half)"
 FRACTION = re.compile(
     rf"\b(?:{_COUNT}[\s-]+{_OF}|(?<!second )(?<!first )(half))\s+of\b"
     rf"|\b{_COUNT}\s+(?:in|out of)\s+(two|three|four|five|six|seven|eight|nine|ten|\d{{1,3}})\b"
-    rf"|\b(all|none)\s+of\b",
+    rf"|\b(all|none)\s+of\b"
+    rf"|\bthe\s+(full|entire|whole)\s+(?=(?:cost|costs|amount|price|sum|bill|fee)\b)",
     re.I,
 )
 """Fractions of a whole: "two thirds of", "a tenth of", "half of", "one in five"."""
@@ -52,6 +53,8 @@ def _count(word: str) -> int:
 def fraction_value(m: re.Match[str]) -> float | None:
     """The percentage a FRACTION match states (66.7 for "two thirds of"), or None for nonsense (5 in 3)."""
     count, of, half, num, den, whole = m.group(1), m.group(2), m.group(3), m.group(4), m.group(5), m.group(6)
+    if m.group(7):  # "the full cost": all of it
+        return 100.0
     if whole:  # "all of", "none of"
         return 100.0 if whole.lower() == "all" else 0.0
     if half:

@@ -15,6 +15,7 @@ a missing word, so that a paraphrase stays PARTIAL:
 - **list**: "included in the Starter plan" against "available on the Business and Enterprise plans": the
   same head noun after a run of names, and the claim's name not among the page's.
 - **stance**: "voted for" against "voted against" (also argued, campaigned, spoke).
+- **ended**: a state the page says lasted "until" a year, against a claim that it is "still" so.
 - **state**: a claim that something is ending (ends, scrapped, cancelled, discontinued) against a page that
   says it becomes permanent, is extended or continues, or the reverse; "old" against "new" before the
   same noun.
@@ -100,12 +101,20 @@ def _list(claim: str, sentence: str) -> str | None:
 _PLACED = re.compile(r"\b([a-z]{3,})\s+(?:in|at)\s+((?:[A-Z][\w'’-]+)(?:(?:\s*,\s*|\s+(?:and|or)\s+)[A-Z][\w'’-]+)*)")
 
 
+_WITH = re.compile(r"\b([a-z]{3,})(?:\s+(?:on|in|at)\s+[^,;.()]{1,20}?)?\s+with\s+"
+                   r"([A-Z][\w'’-]+(?:\s+(?:(?:of|in|de|la|von)\s+)?[A-Z][\w'’-]+)*)")
+"""A verb and the name it goes with: "opens on 27 September with Mahler's Second Symphony"."""
+
+
 def _places(text: str) -> dict[str, set[str]]:
-    """Noun stem -> the names after it ("schools in Umeå and Luleå": school -> both)."""
+    """Noun stem -> the names after it ("schools in Umeå and Luleå": school -> both); verb stem + "/with" ->
+    the name it goes with ("opens with X and closes with Y": open/with -> X, close/with -> Y)."""
     out: dict[str, set[str]] = {}
     for m in _PLACED.finditer(text):
         names = {n.lower() for n in re.split(r"\s*,\s*|\s+(?:and|or)\s+", m.group(2)) if n}
         out.setdefault(stem(m.group(1)), set()).update(names)
+    for m in _WITH.finditer(text):
+        out.setdefault(stem(m.group(1)) + "/with", set()).add(m.group(2).lower())
     return out
 
 
@@ -134,6 +143,29 @@ def _stance(claim: str, sentence: str) -> str | None:
     return None
 
 
+_STILL = re.compile(r"\b(?:still|today|now|currently|continues to|remains)\b", re.I)
+_UNTIL = re.compile(r"^(?P<before>.*?)\buntil\b(?P<after>[^;]*)", re.I)
+_GOING_ON = re.compile(r"\b(?:still|will|would|continues?|remains?|is due|are due|planned|expected)\b", re.I)
+
+
+def _ended(claim: str, sentence: str) -> str | None:
+    """A state that ended against "still": "The ferry carried passengers across the Tay until 1966" (or
+    "was for a time the longest ... until ... opened in 1831") against "The ferry still carries
+    passengers": the words before "until" hold three content words of the claim at least, a year follows
+    it, and the sentence says nothing goes on ("will", "still", "continues": "will carry passengers until
+    2030" is the present; "open until 8 pm" has no year)."""
+    m = _UNTIL.match(sentence)
+    if not _STILL.search(claim) or not m or _GOING_ON.search(sentence):
+        return None
+    if not any(f.kind == "date" and f.value[0] is not None for f in extract_facts(m.group("after"))):
+        return None
+    words = set(content_stems(_STILL.sub(" ", claim)))
+    shared = words & set(content_stems(m.group("before")))
+    if len(shared) >= 3 and len(shared) >= 0.6 * len(words):
+        return f"the passage says this ended (until{m.group('after')[:40].rstrip()})"
+    return None
+
+
 def _state(claim: str, sentence: str) -> str | None:
     c, s = set(re.findall(r"[a-z]+", claim.lower())), set(re.findall(r"[a-z]+", sentence.lower()))
     for mine, theirs, name in ((_ENDING, _CONTINUING, "ending / continuing"),
@@ -154,7 +186,7 @@ def role_word_conflict(claim: str, sentence: str) -> tuple[str, str] | None:
         return None
     for flag, rule in (("agent_mismatch", _agent), ("place_mismatch", _event_place), ("list_mismatch", _list),
                        ("list_mismatch", _placed),
-                       ("stance_mismatch", _stance),
+                       ("stance_mismatch", _stance), ("state_mismatch", _ended),
                        ("state_mismatch", _state)):
         found = rule(claim, sentence)
         if found:

@@ -1,0 +1,95 @@
+"""Contradictions inside one clause of a sentence that says two things.
+
+The whole-sentence word rules abstain when a sentence states both sides ("approved a fare freeze but
+rejected free travel"), and a value matched in the sentence may belong to a clause about someone else
+("the lowest, −14.2 °C, at Braemore; the highest, 34.1 °C, at Hollins Cross"). These rules cut the sentence
+into clauses (at semicolons, "but", "while", "whereas", and commas before them) and read the clause the
+claim is about:
+
+- **clause direction**: the clause sharing the most content words with the claim (three at least, and more
+  than any clause stating the claim's own word) states the opposite word: "The board approved free travel
+  for under-18s" against "... approved a fare freeze but rejected a proposal to make travel free for
+  under-18s".
+- **clause name**: the claim's values all sit in one clause, a name the claim gives them is absent there,
+  and another clause names it with another value of the same kind: "34.1 °C was recorded at Braemore"
+  against the sentence above (Braemore's clause gives −14.2 °C).
+
+Both abstain where either side is negated near the words they read, so that a paraphrase stays PARTIAL.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from citetrace.eval._align import content_stems
+from citetrace.eval._extractive import opposites, said
+from citetrace.eval._facts import Fact, comparable, extract_facts, facts_equal
+
+__all__ = ["clause_direction_conflict", "clause_name_conflict"]
+
+_CLAUSE_BREAK = re.compile(r"\s*;\s*|,?\s+\b(?:but|while|whereas)\b\s+|,\s+(?=(?:and|then)\s)")
+_MIN_SHARED = 3
+_NAME = re.compile(r"\b[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*")
+
+
+def _clauses(sentence: str) -> list[str]:
+    return [c for c in _CLAUSE_BREAK.split(sentence) if c and c.strip()]
+
+
+def clause_direction_conflict(claim: str, sentence: str) -> tuple[str, str] | None:
+    """(flag, explanation) when the clause the claim is about states the opposite word (see above)."""
+    clauses = _clauses(sentence)
+    if len(clauses) < 2:
+        return None
+    claim_said, claim_negated = said(claim)
+    for one, other, name in opposites():
+        for mine, theirs in ((one, other), (other, one)):
+            if not claim_said & mine or claim_said & theirs or claim_negated & (one | other):
+                continue
+            words = set(content_stems(claim)) - one - other
+            scored = []
+            for clause in clauses:
+                stated, negated = said(clause)
+                if negated & (one | other):
+                    return None
+                scored.append((len(words & (set(content_stems(clause)) - one - other)), stated))
+            best, stated = max(scored, key=lambda t: t[0])
+            own = max((n for n, s in scored if s & mine), default=-1)
+            if best >= _MIN_SHARED and best > own and stated & theirs and not stated & mine:
+                return "direction_mismatch", f"the clause the claim is about states the opposite ({name})"
+    return None
+
+
+def clause_name_conflict(claim: str, claim_facts: Sequence[Fact], sentence: str,
+                         sentence_facts: Sequence[Fact]) -> tuple[str, str] | None:
+    """(flag, explanation) when the claim's values sit in one clause and a name the claim gives them sits in
+    another clause, with another value of the same kind (see above)."""
+    values = [f for f in claim_facts if f.kind not in ("quote", "label")]
+    clauses = _clauses(sentence)
+    if not values or len(clauses) < 2:
+        return None
+    facts = [extract_facts(c) for c in clauses]
+    holding = [i for i, fs in enumerate(facts) if all(any(facts_equal(v, o) and comparable(v, o) for o in fs)
+                                                       for v in values)]
+    if len(holding) != 1:
+        return None
+    home = clauses[holding[0]].lower()
+    for m in _NAME.finditer(claim):
+        name = re.sub(r"['’]s$", "", m.group(0))
+        if not m.start() or name.lower() in home or not _is_name(name, sentence):
+            continue
+        for i, clause in enumerate(clauses):
+            if i == holding[0] or not re.search(rf"\b{re.escape(name)}\b", clause):
+                continue
+            rival = next((o for o in facts[i] for v in values if comparable(v, o) and not facts_equal(v, o)), None)
+            if rival is not None:
+                return ("value_in_other_clause", f"the passage gives {name} {rival.text}; the claim's "
+                        f"{', '.join(v.text for v in values)} belong(s) to another clause")
+    return None
+
+
+def _is_name(name: str, sentence: str) -> bool:
+    """Capitalised in the sentence where no clause starts (not "The", not the sentence's first word)."""
+    return any(m.start() > 0 and sentence[:m.start()].rstrip()[-1:] not in (".", "!", "?", ";", "")
+               for m in re.finditer(rf"\b{re.escape(name)}\b", sentence))

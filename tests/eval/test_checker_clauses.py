@@ -1,0 +1,83 @@
+"""det-5: contradictions the second held-out set showed the checker missing, as general shapes: a change
+against "unchanged", an outcome said of the other clause's object, a negation whose subject is a value or
+a model, a version branch in another's slot, a value whose clause names someone else, "opens with ... closes
+with" swapped, a state that ended ("until 1974") against "still", "the full cost" against a cap; each with
+the paraphrase or near miss that must stay uncontradicted."""
+
+from __future__ import annotations
+
+import pytest
+
+from citetrace.eval import ABSENT, CONTRADICTED, DeterministicJudge, Passage
+
+
+def judge(claim: str, page: str) -> str:
+    return DeterministicJudge().judge(claim, [Passage(page, 0, len(page))]).label
+
+
+TAX = "The council tax was unchanged at £1,840 for a Band D home."
+FEES = "Parking fees are unchanged, starting at £2, and residents pay £1 for any bay."
+FEES_MIXED = "Parking fees rose this year, while permits were unchanged at £40."
+POOL = ("The council approved a new library for 2026 but rejected a plan to close the swimming pool, citing a cost "
+        "of £2 million.")
+LIBRARY = "The council approved a new library and rejected a new car park."
+NOTICE = ("Security notice for Cobalt: a parser flaw affects versions 2.9.0 to 3.1.4. Versions 2.8 and earlier are not "
+          "affected, because the parser was added in 2.9.0.")
+PORTS = "The Nimbus 15 has three USB-C ports, but no HDMI port and no card reader."
+BRANCHES = ("Fixed versions are 5.2.3 and 5.1.9. The 5.1 branch reaches end of life on 30 June 2026; the maintainers "
+            "recommend moving to 5.2.")
+WEATHER = "The coldest night, −9.1 °C, was at Alston on 3 January; the warmest day, 31.2 °C, at Kelby on 18 July."
+STUD = ("The foal's dam, Juno, came from a stud in Kent in 2021; its sire, Atlas, has been at Redfield since 2016.")
+FESTIVAL = "The festival opens on 4 June with Verdi's Requiem and closes on 30 June with Bach's Mass in B Minor."
+FERRY = "The ferry carried passengers across the Tay until 1966, when the road bridge opened."
+LIBRARY_HOURS = "The library is open until 8 pm on weekdays."
+FERRY_PLAN = "The ferry will carry passengers across the Tay until 2030, when a new bridge opens."
+GRANTS = "Grants cover up to 60 % of eligible costs; the rest must come from the group's own funds."
+
+
+@pytest.mark.parametrize("claim, page", [
+    ("The council tax was raised to £1,840 for a Band D home.", TAX),
+    ("Parking fees rise this year, starting at £2.", FEES),
+    ("The council approved closing the swimming pool.", POOL),
+    ("Cobalt 2.8 is also affected by the parser flaw.", NOTICE),
+    ("The Nimbus 15 includes an HDMI port and a card reader.", PORTS),
+    ("The 5.2 branch reaches end of life in June 2026, so users should move to 5.1.", BRANCHES),
+    ("The warmest day, 31.2 °C, was recorded at Alston on 18 July.", WEATHER),
+    ("The foal's sire, Atlas, came to Redfield from a stud in Kent in 2021.", STUD),
+    ("The festival opens with Bach's Mass in B Minor.", FESTIVAL),
+    ("The ferry still carries passengers across the Tay.", FERRY),
+    ("Grants cover the full cost of eligible work.", GRANTS),
+])
+def test_contradictions_in_these_shapes(claim: str, page: str) -> None:
+    """Each claim says what its page denies: CONTRADICTED."""
+    assert judge(claim, page) == CONTRADICTED
+
+
+@pytest.mark.parametrize("claim, page", [
+    ("The council tax stayed at £1,840 for a Band D home.", TAX),
+    ("Parking fees rose this year.", FEES_MIXED),
+    ("The council approved a new library.", LIBRARY),
+    ("The council approved a new library for 2026.", POOL),
+    ("Cobalt 2.8 has a memory leak.", NOTICE),
+    ("Cobalt 3.0 is affected by the parser flaw.", NOTICE),
+    ("The Nimbus 15 has three USB-C ports.", PORTS),
+    ("The 5.1 branch reaches end of life in June 2026.", BRANCHES),
+    ("The warmest day, 31.2 °C, was recorded at Kelby on 18 July.", WEATHER),
+    ("The foal's dam, Juno, came from a stud in Kent in 2021.", STUD),
+    ("The festival opens with Verdi's Requiem.", FESTIVAL),
+    ("The library is still open on weekdays.", LIBRARY_HOURS),
+    ("The ferry still carries passengers across the Tay.", FERRY_PLAN),
+    ("Grants cover part of the cost of eligible work.", GRANTS),
+])
+def test_the_near_misses_are_not_contradicted(claim: str, page: str) -> None:
+    """The same shapes said rightly, or about something the page does not deny: never CONTRADICTED."""
+    assert judge(claim, page) != CONTRADICTED
+
+
+def test_a_shared_value_aligns_a_paraphrase_that_shares_one_word() -> None:
+    """"301 hours of bright weather, nearly double the norm" shares one content word with "301 hours of
+    sunshine, almost twice the June average", and the value: it is judged, not ABSENT; a claim sharing the
+    one word and no value stays ABSENT."""
+    page = "June was exceptionally sunny: 301 hours of sunshine, almost twice the June average."
+    assert judge("June brought 301 hours of bright weather, nearly double the norm.", page) != ABSENT
+    assert judge("June brought 280 hours of bright weather.", page) == ABSENT
