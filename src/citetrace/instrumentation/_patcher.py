@@ -24,7 +24,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from citetrace.capture import ainvoke, invoke
-from citetrace.capture._internal import IN_TOOL
+from citetrace.capture._internal import IN_TOOL, async_generator_tool, iterate
 from citetrace.instrumentation import _probe
 from citetrace.instrumentation._table_types import Patch, Probe, Wrap
 
@@ -169,10 +169,13 @@ class Patcher:
         original = vars(parent).get(attr, _MISSING) if hasattr(parent, "__dict__") else _MISSING
         if isinstance(row, Patch) and row.is_async is None:
             row = dataclasses.replace(row, is_async=inspect.iscoroutinefunction(getattr(parent, attr)))
+        target = getattr(parent, attr)
         if isinstance(row, Probe):
             wrapper = _probe.status_recorder(row.status_of, row.before)
         elif isinstance(row, Wrap):
             wrapper = row.factory(self)
+        elif inspect.isasyncgenfunction(target) or inspect.isgeneratorfunction(target):
+            wrapper = self._stream_wrapper(row, inspect.isasyncgenfunction(target))
         else:
             wrapper = self._wrapper(row)
         wrapt.wrap_function_wrapper(parent, attr, wrapper)
@@ -214,6 +217,26 @@ class Patcher:
                 if outer is not None:
                     IN_TOOL.reset(outer)
                 close_scope(opened)
+
+        return wrapper
+
+    def _stream_wrapper(self, row: Patch, is_async: bool) -> Callable[..., Any]:
+        """A generator or async-generator tool (a page streamed in chunks, hits yielded one by one): the span
+        lasts for the iteration and reads what was yielded, as ``@traced_tool`` does (``capture._stream``).
+        Calling it still returns a generator at once, running none of its code; no probe scope is opened
+        (its steps run in the caller's frames), so only a status the tool raises or returns is seen."""
+        spec = row.spec
+        patcher = self
+        pass_instance = row.pass_instance
+
+        def wrapper(wrapped: Callable[..., Any], instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+            if not patcher.active:
+                return wrapped(*args, **kwargs)
+            if pass_instance:
+                wrapped, args = _dropping_first(wrapped), (instance, *args)
+            if is_async:
+                return async_generator_tool(spec, wrapped)(*args, **kwargs)
+            return iterate(spec, wrapped, args, kwargs)
 
         return wrapper
 
