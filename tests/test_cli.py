@@ -145,3 +145,15 @@ def test_judge_eval_names_the_unreadable_file(tmp_path: Path, kind: str) -> None
         path.write_text("not json\n")
     out = _citetrace("judge-eval", str(path), cwd=tmp_path)
     _one_line_error(out, str(path))
+
+
+@pytest.mark.parametrize(("command", "prefix"), [
+    (("review", "drift"), "citetrace review drift: error: "),
+    (("ledger", "audit", "r1"), "citetrace ledger audit: error: "),
+])
+def test_an_action_of_a_group_names_itself_in_its_error(tmp_path: Path, command: tuple[str, ...], prefix: str) -> None:
+    """An error inside `citetrace review drift` or `citetrace ledger audit` says which action failed."""
+    SQLiteStore(tmp_path / "store.db").close()
+    line = _one_line_error(_citetrace(*command, "--store", f"sqlite:///{tmp_path / 'store.db'}", cwd=tmp_path))
+    assert line.startswith(prefix), line
+    assert _citetrace("runs", "--store", "ftp://x", cwd=tmp_path).stderr.startswith("citetrace runs: error: ")

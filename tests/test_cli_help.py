@@ -53,3 +53,15 @@ def test_defaults_appear_in_the_rendered_help() -> None:
     assert "(default 3)" in baseline and "(default 0.02)" in baseline and "(default: 365)" in baseline
     gate = parsers["gate"].format_help()
     assert "--report FILE" in gate and "instead of the recorded answer" in gate
+
+
+@pytest.mark.parametrize("group", sorted({path[0] for path, _ in COMMANDS if len(path) > 1}))
+def test_a_group_without_its_action_names_the_actions_not_a_variable(group: str) -> None:
+    """`citetrace review` with no action says ACTION and lists the actions; it never shows an internal
+    destination name such as `review_command`."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "citetrace", group], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2
+    assert "_command" not in out.stdout + out.stderr and "ACTION" in out.stdout + out.stderr

@@ -132,6 +132,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _command_name(args: argparse.Namespace) -> str:
+    """``citetrace review drift``: the command and, for a group (``review``, ``ledger``), the action that ran."""
+    action = getattr(args, f"{args.command.replace('-', '_')}_command", None)
+    return f"citetrace {args.command}" + (f" {action}" if isinstance(action, str) else "")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -147,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # here, so that a closed pipe is met inside the try rather than at exit
         return status
     except (CommandError, StoreError, MissingExtra) as exc:
-        print(f"citetrace {args.command}: error: {exc}", file=sys.stderr)
+        print(f"{_command_name(args)}: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         # the reader stopped early (`| head`): point stdout at devnull so the exit flush stays quiet, as the

@@ -76,6 +76,21 @@ def test_show_prints_calls_documents_and_answer(tmp_path: Path) -> None:
     assert [c["status"] for c in data["calls"]] == ["ok", "ok", "error"]
 
 
+def test_show_keeps_its_columns_with_long_tool_names(tmp_path: Path) -> None:
+    """A tool name longer than the column (an auto-instrumented `smolagents.visit_webpage`) widens it for every
+    row, so statuses and URLs stay aligned; one result is "1 result"."""
+    store = SQLiteStore(tmp_path / "store.db")
+    with capture_spans(store=store):
+        with research_run("q", agent="scout") as run:
+            traced_tool(kind="search", name="s")(lambda q: [{"url": "https://a.example/1"}])("x")
+            traced_tool(kind="fetch", name="smolagents.visit_webpage")(lambda u: "text " * 60)("https://a.example/1")
+    out = _citetrace("show", run.id, "--store", f"sqlite:///{tmp_path}/store.db")
+    assert out.returncode == 0, out.stderr
+    rows = [line for line in out.stdout.splitlines() if "|" in line]
+    assert len(rows) == 2 and len({row.index(" ok ") for row in rows}) == 1, rows
+    assert rows[0].endswith("1 result")
+
+
 def test_bad_input_is_one_clear_line(tmp_path: Path) -> None:
     """An unknown run or a bad store URI exits 2 with one line naming the problem."""
     uri, _, _ = _make_runs(tmp_path)

@@ -19,7 +19,7 @@ __all__ = ["register"]
 def register(subparsers: Any) -> None:
     """Add ``citetrace review`` and its subcommands."""
     r = subparsers.add_parser("review", help="a labelling queue of claim/citation pairs from recent runs")
-    sub = r.add_subparsers(dest="review_command", required=True)
+    sub = r.add_subparsers(dest="review_command", metavar="ACTION", required=True)
     s = sub.add_parser("sample", help="sample judged pairs from recent runs into the queue (stratified by label)")
     s.add_argument("run_ids", nargs="*", metavar="RUN_ID", help="runs to sample from (default: --recent)")
     s.add_argument("--recent", type=int, default=20, metavar="N",

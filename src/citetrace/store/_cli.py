@@ -58,7 +58,8 @@ def _detail(call: ToolCallRecord) -> str:
         size = f"{call.result_size} chars" if call.result_size is not None else ""
         return f"{redact_url(call.url) if call.url else '?'}  {size}".strip()
     query = (redact_text(call.query_text) if call.query_text else None) or (f"query#{call.query_hash}" if call.query_hash else "")
-    count = f"{call.result_count} results" if call.result_count is not None else ""
+    n = call.result_count
+    count = "" if n is None else f"{n} result" + ("" if n == 1 else "s")
     return f"{query}  {count}".strip()
 
 
@@ -78,6 +79,7 @@ def format_run(run: RunRecord, calls: list[ToolCallRecord], store: Store) -> str
     lines.append(f"tool calls ({len(calls)})")
     end = max([c.started_at * 1000 + c.duration_ms for c in calls] + [(run.ended_at or run.started_at) * 1000])
     total = end - run.started_at * 1000
+    tool_width = max([16] + [len(c.tool) for c in calls])  # smolagents.visit_webpage would push its status out
     for c in calls:
         offset = c.started_at * 1000 - run.started_at * 1000
         status = _STATUS_MARK.get(c.status, c.status)
@@ -85,7 +87,7 @@ def format_run(run: RunRecord, calls: list[ToolCallRecord], store: Store) -> str
         err = f" {c.error_type}" if c.error_type else ""
         lines.append(
             f"  {c.seq:>3} +{offset:8.1f}ms |{_bar(offset, c.duration_ms, total)}| {c.duration_ms:7.1f}ms "
-            f"{c.kind:<6} {c.tool:<16} {status + http + err:<22} {_detail(c)}"
+            f"{c.kind:<6} {c.tool:<{tool_width}} {status + http + err:<22} {_detail(c)}"
         )
     docs = store.documents(run.run_id)
     lines.append("")
