@@ -7,8 +7,11 @@ configuration is the built collector pinned to CPU 0, OTLP/HTTP in, ``otlp_http`
 the load generator runs here on CPU 1. Timed from the first request until the exporter has sent every span:
 
   forward    otlp -> memory_limiter, batch -> otlp_http                       (plain forwarding)
-  connector  otlp -> memory_limiter -> citetracesummary -> batch -> otlp_http  (every span summarised, the roots
-             held 50 ms and sent on with their summary; metrics -> batch -> otlp_http to the same sink)
+  connector  otlp -> memory_limiter -> citetracesummary -> batch -> otlp_http + citetracesummary/metrics  (every
+             span summarised, the roots held 50 ms and sent on with their summary; the outlet at the end of
+             traces/out sends the metrics -> batch -> otlp_http to the same sink: the shipped topology)
+  pair       (--pair) the same with one connector id on both outputs, both consumers of traces/in: the
+             collector's fanout then copies every batch (docs/collector.md)
 
 The two alternate, round after round; the ratio is taken per round (connector / forward spans per CPU-second) and
 the median reported. Memory: a connector collector with max_traces above N gets N runs without their roots (all
@@ -16,6 +19,7 @@ stay in flight); RSS (from /proc) before and after gives KiB per trace in flight
 show the bound holding (evictions counted by the connector's own telemetry).
 
 Run:  .venv/bin/python benchmarks/bench_connector.py [--runs 5000] [--rounds 3] [--in-flight 10000] [--quick]
+                                                     [--pair] [--binary PATH]
 """
 
 from __future__ import annotations
@@ -38,16 +42,21 @@ from bench_serve import cpu_seconds, free_port, get, metric_sum, rss_mib, send_a
 REPO = Path(__file__).resolve().parents[1]
 
 
-def _config(sink_port: int, connector: bool, **connector_settings: Any) -> tuple[dict[str, Any], int, int, str]:
+def _config(sink_port: int, connector: bool, pair: bool = False,
+            **connector_settings: Any) -> tuple[dict[str, Any], int, int, str]:
     http_port, health, telemetry = free_port(), free_port(), free_port()
     exporter = {"otlp_http/sink": {"endpoint": f"http://127.0.0.1:{sink_port}", "compression": "none",
                                    "sending_queue": {"enabled": True, "queue_size": 5000}}}
     pipelines: dict[str, Any]
+    # the shipped topology: the metrics leave through the outlet at the end of traces/out (no fanout copy);
+    # pair: one connector id feeds both outputs, two consumers of traces/in (the fanout copies every batch)
+    outlet = "citetracesummary" if pair else "citetracesummary/metrics"
     if connector:
         pipelines = {
             "traces/in": {"receivers": ["otlp"], "processors": ["memory_limiter"], "exporters": ["citetracesummary"]},
-            "traces/out": {"receivers": ["citetracesummary"], "processors": ["batch"], "exporters": ["otlp_http/sink"]},
-            "metrics": {"receivers": ["citetracesummary"], "processors": ["batch"], "exporters": ["otlp_http/sink"]},
+            "traces/out": {"receivers": ["citetracesummary"], "processors": ["batch"],
+                           "exporters": ["otlp_http/sink"] + ([] if pair else [outlet])},
+            "metrics": {"receivers": [outlet], "processors": ["batch"], "exporters": ["otlp_http/sink"]},
         }
     else:
         pipelines = {"traces": {"receivers": ["otlp"], "processors": ["memory_limiter", "batch"],
@@ -66,6 +75,8 @@ def _config(sink_port: int, connector: bool, **connector_settings: Any) -> tuple
     if connector:
         config["connectors"] = {"citetracesummary": {"grace_seconds": 0.05, "metrics_flush_interval": "2s",
                                                      **connector_settings}}
+        if not pair:
+            config["connectors"][outlet] = {"metrics_of": "citetracesummary"}
     return config, http_port, telemetry, f"127.0.0.1:{health}"
 
 
@@ -100,9 +111,10 @@ def _sent(telemetry: int) -> float:
                for name in ("otelcol_exporter_sent_spans", "otelcol_exporter_sent_spans_total"))
 
 
-def throughput(binary: str, tmp: Path, sink_port: int, bodies: list[bytes], runs: int, connector: bool) -> dict[str, float]:
+def throughput(binary: str, tmp: Path, sink_port: int, bodies: list[bytes], runs: int, connector: bool,
+               pair: bool = False) -> dict[str, float]:
     """One configuration once: spans per second and per CPU-second of the collector until all are sent on."""
-    config, http_port, telemetry, health = _config(sink_port, connector, max_traces=runs * 2)
+    config, http_port, telemetry, health = _config(sink_port, connector, pair, max_traces=runs * 2)
     name = "connector" if connector else "forward"
     proc = _start(binary, tmp, name, config, health)
     spans = runs * SPANS_PER_RUN
@@ -155,6 +167,9 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3, help="alternating forward/connector rounds")
     parser.add_argument("--in-flight", type=int, default=10_000, help="traces held for the memory measurement")
     parser.add_argument("--quick", action="store_true", help="a few hundred runs, one round (the smoke test)")
+    parser.add_argument("--pair", action="store_true",
+                        help="also measure the one-id topology (both outputs of one connector on traces/in) each round")
+    parser.add_argument("--binary", help="the collector to measure (default: scripts/build-collector's)")
     parser.add_argument("--json", help="also write the raw figures here")
     args = parser.parse_args()
     if args.quick:
@@ -162,8 +177,8 @@ def main() -> int:
     if len(os.sched_getaffinity(0)) < 2:
         raise SystemExit("needs 2 CPUs (the measured collector on CPU 0, load and sink on CPU 1)")
     os.sched_setaffinity(0, {1})
-    binary = subprocess.run([str(REPO / "scripts" / "build-collector")], check=True, capture_output=True,
-                            text=True).stdout.strip().splitlines()[-1]
+    binary = args.binary or subprocess.run([str(REPO / "scripts" / "build-collector")], check=True,
+                                           capture_output=True, text=True).stdout.strip().splitlines()[-1]
     bodies = requests(args.runs)
     rounds: list[dict[str, dict[str, float]]] = []
     with tempfile.TemporaryDirectory() as tmp_name:
@@ -171,20 +186,19 @@ def main() -> int:
         sink, sink_port = start_sink(binary, tmp)
         try:
             for _ in range(args.rounds):
-                rounds.append({"forward": throughput(binary, tmp, sink_port, bodies, args.runs, False),
-                               "connector": throughput(binary, tmp, sink_port, bodies, args.runs, True)})
+                one = {"forward": throughput(binary, tmp, sink_port, bodies, args.runs, False),
+                       "connector": throughput(binary, tmp, sink_port, bodies, args.runs, True)}
+                if args.pair:
+                    one["pair"] = throughput(binary, tmp, sink_port, bodies, args.runs, True, pair=True)
+                rounds.append(one)
             mem = memory(binary, tmp, sink_port, args.in_flight)
         finally:
             sink.terminate()
             sink.wait(30)
-    ratios = [r["connector"]["spans_per_cpu_s"] / r["forward"]["spans_per_cpu_s"] for r in rounds]
     if args.json:
         Path(args.json).write_text(json.dumps({"rounds": rounds, "memory": mem}, indent=1))
-    rows = [[i + 1, f"{r['forward']['spans_per_cpu_s']:,.0f}", f"{r['connector']['spans_per_cpu_s']:,.0f}",
-             f"{ratio:.2f}"] for i, (r, ratio) in enumerate(zip(rounds, ratios))]
     print(f"collector spans per CPU-second, {args.runs * SPANS_PER_RUN:,} spans ({args.runs:,} runs of {SPANS_PER_RUN})")
-    print(format_table(["round", "forward", "connector", "connector / forward"], rows))
-    print(f"\nmedian connector / forward: {statistics.median(ratios):.2f} (target >= 0.85)")
+    print(_throughput_table(rounds, args.pair))
     print()
     print(format_table(
         ["traces in flight", "idle MiB", "held MiB", "KiB per trace", f"after {2 * mem['traces']:,.0f} MiB",
@@ -192,6 +206,24 @@ def main() -> int:
         [[f"{mem['traces']:,.0f}", f"{mem['idle_mib']:.0f}", f"{mem['held_mib']:.0f}", f"{mem['kib_per_trace']:.2f}",
           f"{mem['after_2x_mib']:.0f}", f"{mem['in_flight_after_2x']:,.0f}", f"{mem['evicted']:,.0f}"]]))
     return 0
+
+
+def _throughput_table(rounds: list[dict[str, dict[str, float]]], pair: bool) -> str:
+    """One row per round (spans per CPU-second and the ratios), then the medians of the ratios."""
+    kinds = ["connector", "pair"] if pair else ["connector"]
+    ratios = {k: [r[k]["spans_per_cpu_s"] / r["forward"]["spans_per_cpu_s"] for r in rounds] for k in kinds}
+    head = ["round", "forward", "connector", "connector / forward"] + (["pair", "pair / forward"] if pair else [])
+    rows = []
+    for i, r in enumerate(rounds):
+        row: list[Any] = [i + 1, f"{r['forward']['spans_per_cpu_s']:,.0f}"]
+        for k in kinds:
+            row += [f"{r[k]['spans_per_cpu_s']:,.0f}", f"{ratios[k][i]:.2f}"]
+        rows.append(row)
+    text = format_table(head, rows)
+    text += f"\n\nmedian connector / forward: {statistics.median(ratios['connector']):.2f} (target >= 0.85)"
+    if pair:
+        text += f"\nmedian pair / forward: {statistics.median(ratios['pair']):.2f} (one id, two consumers of traces/in)"
+    return text
 
 
 if __name__ == "__main__":

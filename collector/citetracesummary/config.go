@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"go.opentelemetry.io/collector/component"
+
 	"github.com/citetrace/citetracesummary/internal/names"
 )
 
@@ -41,6 +43,11 @@ type Config struct {
 	MetricsFlushInterval time.Duration `mapstructure:"metrics_flush_interval"`
 	// Tick is how often due traces are finalised.
 	Tick time.Duration `mapstructure:"tick"`
+	// MetricsOf makes this connector a metrics outlet: the id of the citetracesummary connector whose metrics it
+	// sends (e.g. "citetracesummary"). An outlet takes no other setting; it is used as an exporter at the end of
+	// that connector's traces output pipeline and as the receiver of a metrics pipeline, so the pipeline feeding
+	// the summarising connector has no second consumer and the collector does not copy its batches.
+	MetricsOf string `mapstructure:"metrics_of"`
 }
 
 func createDefaultConfig() *Config {
@@ -97,7 +104,37 @@ func (c *Config) Validate() error {
 	if c.Tick <= 0 {
 		errs = append(errs, fmt.Errorf("tick must be positive, got %v", c.Tick))
 	}
+	if c.MetricsOf != "" {
+		errs = append(errs, c.validateOutlet()...)
+	}
 	return errors.Join(errs...)
+}
+
+// validateOutlet checks an outlet's metrics_of names a citetracesummary connector, and that nothing else is set.
+func (c *Config) validateOutlet() []error {
+	var errs []error
+	if id, _, err := c.metricsOf(); err != nil {
+		errs = append(errs, err)
+	} else if id.Type() != componentType {
+		errs = append(errs, fmt.Errorf("metrics_of must name a %s connector, got %q", typeStr, c.MetricsOf))
+	}
+	rest := *c
+	rest.MetricsOf = ""
+	if rest != *createDefaultConfig() {
+		errs = append(errs, fmt.Errorf("metrics_of makes a metrics outlet, which takes no other setting: set them on %s", c.MetricsOf))
+	}
+	return errs
+}
+
+// metricsOf is the connector an outlet's metrics_of names (ok false when this is no outlet).
+func (c *Config) metricsOf() (id component.ID, ok bool, err error) {
+	if c.MetricsOf == "" {
+		return id, false, nil
+	}
+	if err := id.UnmarshalText([]byte(c.MetricsOf)); err != nil {
+		return id, true, fmt.Errorf("metrics_of: %w", err)
+	}
+	return id, true, nil
 }
 
 func (c *Config) thresholds() *Thresholds {

@@ -4,6 +4,7 @@ package citetracesummary
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,6 +33,7 @@ type core struct {
 	metrics    *summaryMetrics
 	inFlight   atomic.Int64
 	tracesOut  consumer.Traces
+	outMu      sync.Mutex // guards metricsOut, which an outlet sets at its Start
 	metricsOut consumer.Metrics
 	resource   pcommon.Resource // the collector's service.name and service.instance.id: job and instance labels
 	clock      func() time.Time
@@ -39,6 +41,7 @@ type core struct {
 	observe    func([]Summary) // tests: every summary, in order
 	stats      stats
 	started    int
+	drained    bool
 	stop       chan struct{}
 	wg         sync.WaitGroup
 	lifecycle  sync.Mutex
@@ -240,13 +243,22 @@ func (c *core) emit(ctx context.Context, done []finished) {
 	}
 }
 
+// summaryKeys are the citetrace.summary.<field> keys, in names.SummaryFields order (built once, not per root).
+var summaryKeys = func() []string {
+	keys := make([]string, len(names.SummaryFields))
+	for i, field := range names.SummaryFields {
+		keys[i] = names.SummaryPrefix + field
+	}
+	return keys
+}()
+
 // writeSummary is TraceSummary.to_attributes, written on the run's root.
 func writeSummary(m pcommon.Map, s *Summary) {
 	m.EnsureCapacity(m.Len() + len(names.SummaryFields) + 3)
-	ints := []int{s.Searches, s.Reads, s.RepeatQueries, s.EmptySearches, s.FailedReads, s.RateLimited,
+	ints := [...]int{s.Searches, s.Reads, s.RepeatQueries, s.EmptySearches, s.FailedReads, s.RateLimited,
 		s.DistinctURLsSeen, s.Citations, s.UncitedFromRetrieval, s.CitedNotFetched, s.PagesFromSearch}
 	for i, field := range names.SummaryFields {
-		key := names.SummaryPrefix + field
+		key := summaryKeys[i]
 		switch field {
 		case "slowest_ms":
 			m.PutDouble(key, s.SlowestMs)
@@ -273,9 +285,24 @@ func (c *core) tick(ctx context.Context) {
 	c.emit(ctx, done)
 }
 
+// sendMetricsTo makes next the metrics pipeline (an outlet's); a connector has at most one.
+func (c *core) sendMetricsTo(next consumer.Metrics) error {
+	c.outMu.Lock()
+	defer c.outMu.Unlock()
+	if c.metricsOut != nil {
+		return errors.New("the connector it names already sends its metrics to a metrics pipeline of its own " +
+			"(use that or the outlet, not both)")
+	}
+	c.metricsOut = next
+	return nil
+}
+
 // flushMetrics sends every cumulative series to the metrics pipeline.
 func (c *core) flushMetrics(ctx context.Context) {
-	if c.metricsOut == nil {
+	c.outMu.Lock()
+	out := c.metricsOut
+	c.outMu.Unlock()
+	if out == nil {
 		return
 	}
 	md := pmetric.NewMetrics()
@@ -284,7 +311,7 @@ func (c *core) flushMetrics(ctx context.Context) {
 	sm := rm.ScopeMetrics().AppendEmpty()
 	sm.Scope().SetName(scopeName)
 	c.metrics.appendTo(sm, c.clock())
-	if err := c.metricsOut.ConsumeMetrics(ctx, md); err != nil {
+	if err := out.ConsumeMetrics(ctx, md); err != nil {
 		c.tel.exportError(ctx, "metrics")
 		c.logger.Warn("citetracesummary: metrics not accepted downstream", zap.Error(err))
 	}
@@ -317,18 +344,24 @@ func (c *core) start() {
 		return
 	}
 	c.asm = newAssembler(c.cfg.limits(), c.emitsTraces())
+	c.drained = false
 	c.stop = make(chan struct{})
 	c.wg.Add(1)
 	go c.run()
 }
 
-// shutdown, on the last node's Shutdown: what is in flight is summarised (roots that arrived) and counted as
-// shutdown, the roots go out, and the metrics are flushed one last time.
-func (c *core) shutdown(ctx context.Context) {
+// shutdown is a node's Shutdown. What is in flight is summarised (roots that arrived) and counted as shutdown,
+// and the roots go out, when the summarising node shuts down: its traces output pipeline still runs then (the
+// collector shuts pipelines down from the receivers on). The last node to shut down stops the ticker and flushes
+// the metrics one last time; with an outlet, that is the outlet, whose metrics pipeline still runs.
+func (c *core) shutdown(ctx context.Context, summarising bool) {
 	c.lifecycle.Lock()
 	defer c.lifecycle.Unlock()
 	if c.started == 0 {
 		return
+	}
+	if summarising {
+		c.drain(ctx)
 	}
 	c.started--
 	if c.started > 0 {
@@ -336,10 +369,19 @@ func (c *core) shutdown(ctx context.Context) {
 	}
 	close(c.stop)
 	c.wg.Wait()
+	c.drain(ctx)
+	c.flushMetrics(ctx)
+}
+
+// drain finalises every trace in flight, once.
+func (c *core) drain(ctx context.Context) {
+	if c.drained {
+		return
+	}
+	c.drained = true
 	c.mu.Lock()
 	done := c.asm.drain()
 	c.inFlight.Store(0)
 	c.mu.Unlock()
 	c.emit(ctx, done)
-	c.flushMetrics(ctx)
 }

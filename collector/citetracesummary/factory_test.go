@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/connector/connectortest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
@@ -110,6 +111,119 @@ func TestConfigValidate(t *testing.T) {
 	for _, want := range []string{"sample_percent", "max_traces", "trace_ttl_seconds"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not name %s", err, want)
+		}
+	}
+}
+
+// TestOutletSendsTheMetricsOfTheSummarisingConnector: with an outlet (metrics_of) at the end of the traces output
+// and the summarising connector alone on the input, each span is summarised once; shutting the summarising node
+// down first (the collector's order) sends the held roots on, and the outlet's shutdown flushes the metrics.
+func TestOutletSendsTheMetricsOfTheSummarisingConnector(t *testing.T) {
+	f := NewFactory()
+	cfg := f.CreateDefaultConfig().(*Config)
+	cfg.GraceSeconds = 3600
+	outCfg := f.CreateDefaultConfig().(*Config)
+	outCfg.MetricsOf = "citetracesummary"
+	if err := outCfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	set := connectortest.NewNopSettings(f.Type())
+	set.ID = component.NewID(f.Type())
+	outSet := connectortest.NewNopSettings(f.Type())
+	outSet.ID = component.MustNewIDWithName(typeStr, "metrics")
+	traces, metrics := &consumertest.TracesSink{}, &consumertest.MetricsSink{}
+	ctx := context.Background()
+	// the collector builds and starts downstream first: the outlet, then the summarising connector
+	out, err := f.CreateTracesToMetrics(ctx, outSet, outCfg, metrics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tt, err := f.CreateTracesToTraces(ctx, set, cfg, traces)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tt.Capabilities().MutatesData || out.Capabilities().MutatesData {
+		t.Fatal("the summarising node mutates (it holds the roots back); the outlet only reads")
+	}
+	host := componenttest.NewNopHost()
+	for _, n := range []component.Component{out, tt} {
+		if err := n.Start(ctx, host); err != nil {
+			t.Fatal(err)
+		}
+	}
+	batch := benchBatch(1)
+	spans := batch.SpanCount()
+	if err := tt.ConsumeTraces(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	if got := traces.SpanCount(); got != spans-100 {
+		t.Fatalf("%d spans passed on at once, want %d (every span but the 100 held roots)", got, spans-100)
+	}
+	if err := out.ConsumeTraces(ctx, traces.AllTraces()[0]); err != nil { // the output comes back to the outlet
+		t.Fatal(err)
+	}
+	if err := tt.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := traces.SpanCount(); got != spans {
+		t.Fatalf("%d spans after the summarising node's shutdown, want all %d (the held roots)", got, spans)
+	}
+	if len(metrics.AllMetrics()) != 0 {
+		t.Fatal("the metrics are flushed by the last node to shut down, the outlet")
+	}
+	if err := out.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if runs := runsTotal(metrics.AllMetrics()); runs != 100 {
+		t.Fatalf("citetrace_runs_total = %v, want 100 (each run once; the outlet's traces are not summarised)", runs)
+	}
+}
+
+// TestOutletMisconfigured: every wrong use of metrics_of fails with a message naming it.
+func TestOutletMisconfigured(t *testing.T) {
+	ctx := context.Background()
+	host := componenttest.NewNopHost()
+	f := NewFactory()
+	outlet := func(of string) *Config {
+		c := f.CreateDefaultConfig().(*Config)
+		c.MetricsOf = of
+		return c
+	}
+	set := connectortest.NewNopSettings(f.Type())
+	set.ID = component.NewID(f.Type())
+	outSet := connectortest.NewNopSettings(f.Type())
+	outSet.ID = component.MustNewIDWithName(typeStr, "metrics")
+
+	withSettings := outlet("citetracesummary")
+	withSettings.MaxSearches = 3
+	for cfg, want := range map[*Config]string{withSettings: "takes no other setting", outlet("spanmetrics"): "must name a citetracesummary",
+		outlet("citetracesummary/"): "metrics_of"} {
+		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate(metrics_of %q) = %v, want an error with %q", cfg.MetricsOf, err, want)
+		}
+	}
+	if _, err := f.CreateTracesToTraces(ctx, outSet, outlet("citetracesummary"), consumertest.NewNop()); err == nil ||
+		!strings.Contains(err.Error(), "metrics outlet") {
+		t.Errorf("an outlet used traces -> traces: %v", err)
+	}
+	lone, err := f.CreateTracesToMetrics(ctx, outSet, outlet("citetracesummary/missing"), consumertest.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lone.Start(ctx, host); err == nil || !strings.Contains(err.Error(), "citetracesummary/missing") {
+		t.Errorf("an outlet naming no summarising connector started: %v", err)
+	}
+	// the summarising connector has a metrics pipeline of its own too: its metrics would be sent twice
+	cfg := f.CreateDefaultConfig().(*Config)
+	tt, _ := f.CreateTracesToTraces(ctx, set, cfg, consumertest.NewNop())
+	tm, _ := f.CreateTracesToMetrics(ctx, set, cfg, consumertest.NewNop())
+	second, _ := f.CreateTracesToMetrics(ctx, outSet, outlet("citetracesummary"), consumertest.NewNop())
+	if err := second.Start(ctx, host); err == nil || !strings.Contains(err.Error(), "already sends its metrics") {
+		t.Errorf("a second metrics pipeline for one connector: %v", err)
+	}
+	for _, n := range []component.Component{tt, tm, second} {
+		if err := n.Shutdown(ctx); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

@@ -4,6 +4,7 @@ package citetracesummary
 
 import (
 	"encoding/hex"
+	"slices"
 	"strings"
 
 	"golang.org/x/text/cases"
@@ -77,21 +78,52 @@ func foldQuery(text string) string { return strings.Join(pyFields(folder.String(
 
 // accumulator is RunAccumulator.
 type accumulator struct {
-	searches, reads, repeatQueries, emptySearches, failedReads, rateLimited int
-	slowestNs, firstStart, lastEnd                                          int64
-	agent, runID                                                            string
-	// the URL sets hold url keys, taken as each URL is added (the key cache makes that a lookup), so finish reads
-	// them as they are instead of building a key set of each
-	queries    map[string]struct{}
-	results    map[string]struct{}
-	fetched    map[string]struct{}
-	pages      map[string]struct{} // page texts that came with search results (also in fetched)
+	searches, reads, emptySearches, failedReads, rateLimited int
+	slowestNs, firstStart, lastEnd                           int64
+	agent, runID                                             string
+	// The query keys and the URL keys (taken as each URL is added) are lists, appended to and made sets once, in
+	// finish (keyList.distinct). A map per set cost four allocations per run and more as they grew, for sets
+	// that are only counted and probed at the end. Duplicates stay in the lists until then; they are bounded by
+	// the per-trace URL cap (every URL is counted against it, repeated or not) and the span cap.
+	queries    keyList
+	results    keyList
+	fetched    keyList
+	pages      keyList // page texts that came with search results (also in fetched)
 	unreported bool
 }
 
-func newAccumulator() *accumulator {
-	return &accumulator{queries: map[string]struct{}{}, results: map[string]struct{}{}, fetched: map[string]struct{}{},
-		pages: map[string]struct{}{}}
+func newAccumulator() *accumulator { return &accumulator{} }
+
+// keyList is a set built by appending: distinct sorts it and drops the repeats, after which has can probe it.
+type keyList []string
+
+// add appends a key; the first add sizes the list for size keys (a typical run's count, so it rarely regrows).
+func (l *keyList) add(key string, size int) {
+	if *l == nil {
+		*l = make(keyList, 0, size)
+	}
+	*l = append(*l, key)
+}
+
+// The first capacity of each list: a run's search results, fetched pages, queries and pages from search.
+const (
+	resultsSize = 32
+	fetchedSize = 16
+	queriesSize = 8
+	pagesSize   = 8
+)
+
+// distinct makes the list a sorted set (in place) and returns it.
+func (l *keyList) distinct() keyList {
+	slices.Sort(*l)
+	*l = slices.Compact(*l)
+	return *l
+}
+
+// has is membership in a list distinct made.
+func (l keyList) has(key string) bool {
+	_, found := slices.BinarySearch(l, key)
+	return found
 }
 
 // add counts one tool span (the caller checked citetrace.tool.kind).
@@ -127,20 +159,16 @@ func (acc *accumulator) add(s *spanView) {
 			qkey, has = "text:"+foldQuery(a.queryText), true
 		}
 		if has {
-			if _, seen := acc.queries[qkey]; seen {
-				acc.repeatQueries++
-			} else {
-				acc.queries[qkey] = struct{}{}
-			}
+			acc.queries.add(qkey, queriesSize) // a repeat is counted in finish: queries added less distinct queries
 		}
 		for _, u := range a.urlsReturned {
-			acc.results[urlKey(u)] = struct{}{}
+			acc.results.add(urlKey(u), resultsSize)
 		}
 		if a.hasPages {
 			for _, u := range a.pagesReturned {
 				k := urlKey(u)
-				acc.fetched[k] = struct{}{}
-				acc.pages[k] = struct{}{}
+				acc.fetched.add(k, fetchedSize)
+				acc.pages.add(k, pagesSize)
 			}
 		}
 		if a.hasSourcesReported || a.hasContentReturned {
@@ -149,7 +177,7 @@ func (acc *accumulator) add(s *spanView) {
 			}
 			if a.hasContentReturned && a.contentReturned && a.hasURLsReturned {
 				for _, u := range a.urlsReturned {
-					acc.fetched[urlKey(u)] = struct{}{}
+					acc.fetched.add(urlKey(u), fetchedSize)
 				}
 			}
 		}
@@ -160,12 +188,44 @@ func (acc *accumulator) add(s *spanView) {
 		acc.failedReads++
 	}
 	if a.urlFull != "" {
-		acc.fetched[urlKey(a.urlFull)] = struct{}{}
+		acc.fetched.add(urlKey(a.urlFull), fetchedSize)
 	}
 	// a fetch of several URLs in one call: each URL fetched, as url.full is
 	for _, u := range a.pagesReturned {
-		acc.fetched[urlKey(u)] = struct{}{}
+		acc.fetched.add(urlKey(u), fetchedSize)
 	}
+}
+
+// cite is a citation with its url key.
+type cite struct{ key, url string }
+
+// citeScan: up to this many distinct citations, a repeat is found by scanning them (a run cites a few pages);
+// past it, by a map.
+const citeScan = 16
+
+// distinctCitations are the citations, each url key once, in order (the first URL of a key is kept).
+func distinctCitations(citations []string) []cite {
+	cited := make([]cite, 0, len(citations))
+	var seen map[string]struct{}
+	for _, u := range citations {
+		k := urlKey(u)
+		if seen != nil {
+			if _, dup := seen[k]; dup {
+				continue
+			}
+			seen[k] = struct{}{}
+		} else if slices.ContainsFunc(cited, func(c cite) bool { return c.key == k }) {
+			continue
+		}
+		cited = append(cited, cite{k, u})
+		if seen == nil && len(cited) > citeScan {
+			seen = make(map[string]struct{}, 2*len(cited))
+			for _, c := range cited {
+				seen[c.key] = struct{}{}
+			}
+		}
+	}
+	return cited
 }
 
 // rootView is a run root as finish reads it.
@@ -180,24 +240,17 @@ func (acc *accumulator) finish(traceID [16]byte, root *spanView, th *Thresholds,
 	if root != nil {
 		citations = root.attrs.citations
 	}
-	type cite struct{ key, url string }
-	var cited []cite
-	seen := map[string]bool{}
-	for _, u := range citations {
-		k := urlKey(u)
-		if !seen[k] {
-			seen[k] = true
-			cited = append(cited, cite{k, u})
-		}
-	}
-	resultKeys, fetchedKeys := acc.results, acc.fetched
+	cited := distinctCitations(citations)
+	queries := len(acc.queries)
+	repeatQueries := queries - len(acc.queries.distinct())
+	resultKeys, fetchedKeys, pages := acc.results.distinct(), acc.fetched.distinct(), acc.pages.distinct()
 	uncited, unfetched := []string{}, []string{}
 	if !acc.unreported {
 		for _, c := range cited {
-			if _, ok := resultKeys[c.key]; !ok {
+			if !resultKeys.has(c.key) {
 				uncited = append(uncited, c.url)
 			}
-			if _, ok := fetchedKeys[c.key]; !ok {
+			if !fetchedKeys.has(c.key) {
 				unfetched = append(unfetched, c.url)
 			}
 		}
@@ -253,10 +306,10 @@ func (acc *accumulator) finish(traceID [16]byte, root *spanView, th *Thresholds,
 	}
 	return Summary{
 		Agent: agent, RunID: runID, TraceID: hex.EncodeToString(traceID[:]),
-		Searches: acc.searches, Reads: acc.reads, RepeatQueries: acc.repeatQueries, EmptySearches: acc.emptySearches,
+		Searches: acc.searches, Reads: acc.reads, RepeatQueries: repeatQueries, EmptySearches: acc.emptySearches,
 		FailedReads: acc.failedReads, RateLimited: acc.rateLimited, DistinctURLsSeen: len(resultKeys),
 		Citations: len(cited), UncitedFromRetrieval: len(uncited), CitedNotFetched: len(unfetched),
-		PagesFromSearch: len(acc.pages),
+		PagesFromSearch: len(pages),
 		SlowestMs:       float64(acc.slowestNs) / 1e6, TotalMs: float64(totalNs) / 1e6,
 		FailureReasons: reasons, Failed: failed, Keep: keep, UncitedURLs: uncited, UnfetchedURLs: unfetched,
 	}

@@ -160,6 +160,9 @@ var keys = keyCache{m: make(map[string]string, keyCacheMax)}
 
 // urlKey is url_key: the canonical key of the redacted URL; two URLs name the same page when their keys are equal.
 func urlKey(url string) string {
+	if key, ok := plainKey(url); ok {
+		return key
+	}
 	keys.mu.Lock()
 	key, ok := keys.m[url]
 	keys.mu.Unlock()
@@ -174,6 +177,21 @@ func urlKey(url string) string {
 	keys.m[url] = key
 	keys.mu.Unlock()
 	return key
+}
+
+// plainKey is the key of the commonest URL shape, https://host/path with nothing after the path, that redaction
+// leaves alone and whose key is the URL without its scheme: a substring, so it costs no allocation and needs no
+// cache (a lookup in the shared cache costs more than this). ok is false for every other URL; keyOf takes those.
+// The result is keyOf's: TestPlainKeyIsKeyOf checks it on the shared URL vector.
+func plainKey(url string) (key string, ok bool) {
+	if strings.ContainsAny(url, "?#@;") { // a query, a fragment or userinfo: redaction or the query filter may act
+		return "", false
+	}
+	host, path, _, hasPath, _, fast := fastMatch(url)
+	if !fast || !hasPath || host[len(host)-1] == '.' || (len(path) > 1 && path[len(path)-1] == '/') {
+		return "", false // no path ("/" is added), or a trailing dot or slash to trim
+	}
+	return url[len(url)-len(host)-len(path):], true
 }
 
 func keyOf(url string) string {

@@ -342,6 +342,16 @@ def url_cases() -> list[str]:
     for _ in range(1500):
         urls.append("".join(rng.choice(URL_PIECES[k]) for k in ("scheme", "userinfo", "host", "port", "path", "query",
                                                                 "fragment")))
+    # the commonest shape, scheme://host/path and nothing after it, which the Go key takes without allocating, and
+    # the edges of that shortcut (no path, a trailing dot or slash, upper case, a port, an escape, key shapes)
+    urls += ["https://example.com/a/b", "http://example.com/a", "https://www.example.org/2024/05/article-title",
+             "https://docs.example.com/en/latest/api.html", "https://a.example/", "https://a.example/p.",
+             "https://sub-domain.example/x_y~z", "https://a.example//double", "https://a.example/a/b/",
+             "https://a.example./x", "https://a.example", "https://xn--bcher-kva.example/p", "https://1.2.3.4/x",
+             "https://example.com/tech/sk-hynix-q3-results", "https://example.com/sk-abcdefghijklmnopqrstuv",
+             "https://example.com/v/eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkw.c2lnbmF0dXJl",
+             "https://Example.com/a", "https://example.com/A/B", "https://example.com:443/x", "https://example.com/a%20b",
+             "http://a-b.c-d.example/-/_/~/.", "https://example.com/token/secret/password"]
     return urls
 
 
