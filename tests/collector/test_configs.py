@@ -107,6 +107,23 @@ def test_connector_settings_default_to_the_python_settings() -> None:
     assert ENV_REF.fullmatch(prob["hash_salt"]).group(1) == names.ENV_SAMPLE_SALT  # type: ignore[union-attr]
 
 
+def test_the_connector_is_the_only_consumer_of_traces_in() -> None:
+    """The metrics leave through the outlet at the end of traces/kept, so traces/in feeds one node (no fanout copy)."""
+    config = yaml.safe_load((COLLECTOR_DIR / "otelcol-summary.yaml").read_text())
+    pipelines = config["service"]["pipelines"]
+    assert pipelines["traces/in"]["exporters"] == ["citetracesummary"]
+    outlets = [name for name, c in config["connectors"].items() if c and "metrics_of" in c]
+    assert outlets == ["citetracesummary/metrics"]
+    assert config["connectors"]["citetracesummary/metrics"] == {"metrics_of": "citetracesummary"}
+    assert pipelines["traces/kept"]["receivers"] == ["citetracesummary"]
+    assert pipelines["traces/kept"]["exporters"][-1] == "citetracesummary/metrics"
+    assert pipelines["metrics/summary"]["receivers"] == ["citetracesummary/metrics"]
+    # nothing else consumes traces/in's connector output or feeds the metrics from traces/in
+    uses = [name for name, p in pipelines.items() for c in p.get("receivers", []) + p.get("exporters", [])
+            if c.startswith("citetracesummary")]
+    assert sorted(uses) == ["metrics/summary", "traces/in", "traces/kept", "traces/kept"]
+
+
 def _component_types(config: dict[str, Any]) -> set[tuple[str, str]]:
     kinds = ("receivers", "processors", "exporters", "extensions", "connectors")
     return {(kind, name.split("/")[0]) for kind in kinds for name in (config.get(kind) or {})}
