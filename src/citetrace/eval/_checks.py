@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from citetrace import names
 from citetrace._urls import url_key as _key
 from citetrace.eval._dates import page_date
-from citetrace.store import Document, Store
+from citetrace.store import Document, Store, ToolCallRecord
 
 __all__ = ["RunIndex", "page_date", "phrased_as_current", "is_stale"]
 
@@ -27,6 +27,9 @@ class RunIndex:
     documents: dict[str, Document] = field(default_factory=dict)
     failed: dict[str, Document] = field(default_factory=dict)
     searched: set[str] = field(default_factory=set)
+    reads: dict[str, ToolCallRecord] = field(default_factory=dict)
+    """The last fetch call of each URL: a read with no document at all (a PDF the model fetched server-side,
+    a read whose text could not be taken) was still a read, as the run summary counts it."""
 
     @classmethod
     def load(cls, store: Store, run_id: str) -> "RunIndex":
@@ -40,6 +43,8 @@ class RunIndex:
         for call in store.calls(run_id):
             if call.kind == names.TOOL_KIND_SEARCH:
                 index.searched.update(_key(u) for u in call.urls_returned)
+            elif call.kind == names.TOOL_KIND_FETCH and call.url:
+                index.reads[_key(call.url)] = call
         return index
 
     def fetched(self, url: str) -> Document | None:
@@ -48,7 +53,20 @@ class RunIndex:
 
     def fetch_failed(self, url: str) -> bool:
         """True when the run tried to read ``url`` and got no usable text."""
-        return _key(url) in self.failed
+        key = _key(url)
+        return key not in self.documents and (key in self.failed or key in self.reads)
+
+    def read_outcome(self, url: str) -> str | None:
+        """For a read that gave no usable text, what it ended as (``error, HTTP 404``; ``ok``); None otherwise."""
+        key = _key(url)
+        if key in self.documents:
+            return None
+        doc, call = self.failed.get(key), self.reads.get(key)
+        status = call.status if call is not None else doc.status if doc is not None else None
+        if status is None:
+            return None
+        code = (call.http_status if call is not None else None) or (doc.http_status if doc is not None else None)
+        return f"{status}, HTTP {code}" if code else status
 
     def returned_by_search(self, url: str) -> bool:
         """True when some search of the run listed ``url`` among its results."""

@@ -56,6 +56,8 @@ class PairResult:
     checker: Verdict | None = None
     passages: list[Passage] = field(default_factory=list)
     liveness_status: int | None = None
+    read_outcome: str | None = None
+    """For a read that gave no usable text: its status (``error, HTTP 404``, ``ok`` for a page with no text)."""
 
     @property
     def dead_or_unfetched(self) -> bool:
@@ -67,8 +69,8 @@ class PairResult:
             return ["uncited"]
         if self.pair.problem:
             out.append("unresolved_marker")
-        if not self.in_run_store:
-            out.append("unfetched")
+        if not self.in_run_store:  # tried and got no usable text, or never tried: two different stories
+            out.append("fetch_failed" if self.fetch_failed else "unfetched")
         if self.returned_by_search is False:
             out.append("not_returned_by_search")
         if self.resolves is False:
@@ -87,7 +89,7 @@ class PairResult:
             "url": redact_url(self.pair.url) if self.pair.url else None,
             "marker": redact_report(self.pair.marker) if self.pair.marker else self.pair.marker,
             "problem": self.pair.problem, "has_citation": self.has_citation, "in_run_store": self.in_run_store,
-            "fetch_failed": self.fetch_failed, "returned_by_search": self.returned_by_search,
+            "fetch_failed": self.fetch_failed, "read_outcome": self.read_outcome, "returned_by_search": self.returned_by_search,
             "resolves": self.resolves, "liveness_status": self.liveness_status, "stale": self.stale,
             "label": self.label, "flags": self.flags(),
             "judge": None if self.verdict is None else {
@@ -194,6 +196,7 @@ def evaluate_report(
         doc = index.fetched(url) if url else None
         r.in_run_store = doc is not None
         r.fetch_failed = bool(url) and index.fetch_failed(url or "")
+        r.read_outcome = index.read_outcome(url) if r.fetch_failed and url else None
         r.returned_by_search = index.returned_by_search(url) if url else None
         if url and url in liveness:
             r.resolves, r.liveness_status = liveness[url].live, liveness[url].status

@@ -30,7 +30,8 @@ from citetrace.eval._rates import RATE_NAMES
 __all__ = ["build_baseline", "load_baseline", "gate", "GateResult", "DIRECTIONS", "HARD_RULES", "parse_rules"]
 
 HARD_RULES = {
-    names.GATE_UNFETCHED: "a cited URL the run never fetched (or an unresolved marker)",
+    names.GATE_UNFETCHED: "a cited URL the run never read successfully: never fetched, its read failed, or no "
+                          "text of it was stored (or an unresolved marker); the message says which",
     names.GATE_UNCITED_URL: "the run's summary failed on uncited_url: a cited URL no search returned "
                             "(--allow-uncited skips it)",
     names.GATE_NO_CITATIONS: "the report has claims that need citations but carries no citation",
@@ -126,6 +127,23 @@ def _uncited_urls(ev: RunEvaluation) -> list[str]:
     return out
 
 
+def _read_outcomes(ev: RunEvaluation) -> dict[str, str]:
+    """Cited URL (redacted, as ``unfetched_urls`` shows it) -> how its read ended, for reads with no usable text."""
+    return {redact_url(p.pair.url): p.read_outcome for p in ev.pairs
+            if p.pair.url and p.fetch_failed and p.read_outcome}
+
+
+def _unread_message(run_id: str, url: str, outcome: str | None) -> str:
+    """What happened to a cited URL the run has no usable text of: never fetched, a failed read, or a read
+    with nothing stored (a PDF the model fetched server-side). The run summary counts the last two as fetched,
+    so "never fetched" would contradict it."""
+    if outcome is None:
+        return f"cited but never fetched in run {run_id}: {url}"
+    if outcome.startswith(names.STATUS_OK):
+        return f"cited and read in run {run_id}, but no text of it was stored ({outcome}), so it cannot be checked: {url}"
+    return f"cited, but its read failed in run {run_id} ({outcome}): {url}"
+
+
 def gate(ev: RunEvaluation, baseline: dict[str, Any] | None = None,
          rules: Sequence[str] | None = None) -> GateResult:
     """Apply the hard ``rules`` (default: ``names.GATE_DEFAULT_RULES``), then, with a baseline, every band.
@@ -135,8 +153,9 @@ def gate(ev: RunEvaluation, baseline: dict[str, Any] | None = None,
     result = GateResult()
     active = names.GATE_DEFAULT_RULES if rules is None else tuple(rules)
     if names.GATE_UNFETCHED in active:
+        outcomes = _read_outcomes(ev)
         for url in ev.unfetched_urls:
-            result.failures.append((names.GATE_UNFETCHED, f"cited but never fetched in run {ev.run_id}: {url}"))
+            result.failures.append((names.GATE_UNFETCHED, _unread_message(ev.run_id, url, outcomes.get(url))))
     if names.GATE_UNCITED_URL in active:
         named = set(ev.unfetched_urls) if names.GATE_UNFETCHED in active else set()
         for url in (u for u in _uncited_urls(ev) if u not in named):  # one failure per URL
