@@ -81,3 +81,57 @@ def test_a_shared_value_aligns_a_paraphrase_that_shares_one_word() -> None:
     page = "June was exceptionally sunny: 301 hours of sunshine, almost twice the June average."
     assert judge("June brought 301 hours of bright weather, nearly double the norm.", page) != ABSENT
     assert judge("June brought 280 hours of bright weather.", page) == ABSENT
+
+
+REVIEW = ("Review: Vega 15 (2025)\n\nThe Vega 15 is the lightest yet at 1.4 kg, down from 1.7 kg for last year's "
+          "model.")
+CONFIGS = "Prices start at $999 with 8 GB of memory; our test unit, with 16 GB and 1 TB, costs $1,399."
+SEASONS = "The spring was dry, with 58 % of average rainfall, but October was exceptionally wet."
+
+
+@pytest.mark.parametrize("claim, page", [
+    ("The 2025 Vega 15 weighs 1.7 kg, more than its predecessor.", REVIEW),
+    ("The Vega 15 with 16 GB of memory and a 1 TB drive costs $999.", CONFIGS),
+    ("The spring was wetter than average.", SEASONS),
+])
+def test_more_contradictions_in_two_clause_sentences(claim: str, page: str) -> None:
+    """The sentence stating the measured value (not the title's year), a price from the other clause, a
+    comparative against its opposite in the clause the claim is about: CONTRADICTED."""
+    assert judge(claim, page) == CONTRADICTED
+
+
+@pytest.mark.parametrize("claim, page", [
+    ("The Vega 15 weighs 1.4 kg, less than last year's 1.7 kg model.", REVIEW),
+    ("The Vega 15 with 16 GB of memory and a 1 TB drive costs $1,399.", CONFIGS),
+    ("The Vega 15 starts at $999 with 8 GB of memory.", CONFIGS),
+    ("October was wetter than average.", SEASONS),
+])
+def test_their_near_misses_are_not_contradicted(claim: str, page: str) -> None:
+    """The same sentences read rightly: never CONTRADICTED."""
+    assert judge(claim, page) != CONTRADICTED
+
+
+@pytest.mark.parametrize("claim, page, absent", [
+    ("Timekeeping slipped from 93.2 % to 90.1 %.", "Punctuality for trams fell from 93.2 % to 90.1 %.", False),
+    ("Timekeeping slipped from 93.2 % to 88.0 %.", "Punctuality for trams fell from 93.2 % to 90.1 %.", True),
+    ("2024 was the warmest year ever recorded, beating 2020.",
+     "The year 2024 was the second-warmest on record; only 2020 was warmer.", False),
+])
+def test_alignment_by_two_values_or_a_compound_word(claim: str, page: str, absent: bool) -> None:
+    """Two values of the claim in one sentence align it with no shared word; a hyphenated word's parts
+    ("second-warmest") align; one value alone does not."""
+    assert (judge(claim, page) == ABSENT) is absent
+
+
+@pytest.mark.parametrize("claim, page", [
+    ("The spring of 2024 was wetter than average.",
+     "The year 2024 was the second-warmest on record, with a mean of 10.1 °C. The spring was dry, with 58 % of "
+     "average rainfall."),
+    ("The 2025 Aero 16 weighs 2.1 kg, more than its predecessor.",
+     "Review: Corvid Aero 16 (2025)\n\nThe Aero 16 is Corvid's lightest laptop yet at 1.8 kg, down from 2.1 kg for "
+     "last year's model."),
+])
+def test_a_year_or_a_model_number_does_not_choose_the_stating_sentence(claim: str, page: str) -> None:
+    """A claim's year, or its model's number, is stated by a title or another sentence too: the sentence the
+    claim is about (its season, its measured weight) is read as well, and contradicts it."""
+    assert judge(claim, page) == CONTRADICTED

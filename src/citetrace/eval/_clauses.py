@@ -6,10 +6,12 @@ rejected free travel"), and a value matched in the sentence may belong to a clau
 into clauses (at semicolons, "but", "while", "whereas", and commas before them) and read the clause the
 claim is about:
 
-- **clause direction**: the clause sharing the most content words with the claim (three at least, and more
-  than any clause stating the claim's own word) states the opposite word: "The board approved free travel
+- **clause direction**: the clause sharing the most content words with the claim (three at least, or all
+  of a claim's two, and more than any clause stating the claim's own word) states the opposite word: "The board approved free travel
   for under-18s" against "... approved a fare freeze but rejected a proposal to make travel free for
   under-18s".
+- **clause value**: the claim binds values the sentence gives in two clauses ("the 16 GB model costs $999"
+  against "starts at $999 with 8 GB; our unit, with 16 GB and 1 TB, costs $1,399").
 - **clause name**: the claim's values all sit in one clause, a name the claim gives them is absent there,
   and another clause names it with another value of the same kind: "34.1 °C was recorded at Braemore"
   against the sentence above (Braemore's clause gives −14.2 °C).
@@ -26,7 +28,7 @@ from citetrace.eval._align import content_stems
 from citetrace.eval._extractive import opposites, said
 from citetrace.eval._facts import Fact, comparable, extract_facts, facts_equal
 
-__all__ = ["clause_direction_conflict", "clause_name_conflict"]
+__all__ = ["clause_direction_conflict", "clause_name_conflict", "clause_value_conflict"]
 
 _CLAUSE_BREAK = re.compile(r"\s*;\s*|,?\s+\b(?:but|while|whereas)\b\s+|,\s+(?=(?:and|then)\s)")
 _MIN_SHARED = 3
@@ -56,7 +58,8 @@ def clause_direction_conflict(claim: str, sentence: str) -> tuple[str, str] | No
                 scored.append((len(words & (set(content_stems(clause)) - one - other)), stated))
             best, stated = max(scored, key=lambda t: t[0])
             own = max((n for n, s in scored if s & mine), default=-1)
-            if best >= _MIN_SHARED and best > own and stated & theirs and not stated & mine:
+            need = min(_MIN_SHARED, len(words)) if len(words) >= 2 else _MIN_SHARED
+            if best >= need and best > own and stated & theirs and not stated & mine:
                 return "direction_mismatch", f"the clause the claim is about states the opposite ({name})"
     return None
 
@@ -87,6 +90,36 @@ def clause_name_conflict(claim: str, claim_facts: Sequence[Fact], sentence: str,
                 return ("value_in_other_clause", f"the passage gives {name} {rival.text}; the claim's "
                         f"{', '.join(v.text for v in values)} belong(s) to another clause")
     return None
+
+
+def clause_value_conflict(claim_facts: Sequence[Fact], sentence: str) -> tuple[str, str] | None:
+    """(flag, explanation) when the claim binds values the sentence gives in two clauses: one clause states
+    two of the claim's values at least (more than any other clause), and for another claim value it states
+    a different one of the same kind ("with 16 GB and 1 TB, costs $1,399" against "with 16 GB ... and a 1 TB
+    drive costs $999"; the $999 belongs to the other clause's 8 GB model)."""
+    values = [f for f in claim_facts if f.kind not in ("quote", "label") and not _bare_year(f)]
+    clauses = _clauses(sentence)
+    if len(values) < 3 or len(clauses) < 2:
+        return None
+    facts = [extract_facts(c) for c in clauses]
+    held = [[v for v in values if any(facts_equal(v, o) and comparable(v, o) for o in fs)] for fs in facts]
+    counts = sorted((len(h) for h in held), reverse=True)
+    home = max(range(len(clauses)), key=lambda i: len(held[i]))
+    if counts[0] < 2 or counts[0] == counts[1]:
+        return None
+    for v in values:
+        if v in held[home] or not any(v in h for h in held):
+            continue  # only a value the sentence states elsewhere can be bound to the wrong clause
+        rival = next((o for o in facts[home] if comparable(v, o) and not any(
+            facts_equal(c, o) for c in values)), None)
+        if rival is not None:
+            return ("value_in_other_clause", f"the clause stating {', '.join(h.text for h in held[home])} gives "
+                    f"{rival.text}, not {v.text}")
+    return None
+
+
+def _bare_year(fact: Fact) -> bool:
+    return fact.kind == "date" and fact.value[1] is None
 
 
 def _is_name(name: str, sentence: str) -> bool:

@@ -21,9 +21,9 @@ from dataclasses import dataclass, replace
 from typing import Sequence
 
 from citetrace.eval._align import anchor_words
-from citetrace.eval._clauses import clause_direction_conflict, clause_name_conflict
+from citetrace.eval._clauses import clause_direction_conflict, clause_name_conflict, clause_value_conflict
 from citetrace.eval._extractive import (
-    direction_conflict, entity_conflict, extractive_support, from_to_swapped, local_direction_conflict,
+    direction_conflict, entity_conflict, extractive_support, from_to_swapped, local_direction_conflict, opposites,
 )
 from citetrace.eval._facts import (
     Fact, as_version, comparable, dates_compatible, extract_facts, facts_equal, paren_comparison, version_key,
@@ -78,19 +78,20 @@ class DeterministicJudge:
 
     def _aligned_by_value(self, claim: str, passages: Sequence[Passage]) -> list[_Sentence]:
         """When no sentence shares enough words: those sharing one content word AND a value of the claim
-        (not a bare year, a name's number or a quotation): "301 hours of bright weather, nearly double the
-        norm" is about "301 hours of sunshine, almost twice the June average"."""
+        (not a bare year, a name's number or a quotation), or two of its values ("slipped from 91.4 % to
+        88.9 %"), or enough words once hyphenated words count by their parts ("second-warmest"): "301 hours
+        of bright weather, nearly double the norm" is about "301 hours of sunshine, almost twice the June
+        average"."""
         values = [f for f in extract_facts(claim) if f.kind not in ("quote", "label") and not _bare_year(f)]
-        if not values:
-            return []
-        anchors = anchor_words(claim)
+        anchors = _split_anchors(claim)
         out: list[_Sentence] = []
         for p in passages:
             for s, e in simple_sentences(p.text):
                 sentence = p.text[s:e]
-                shared = len(anchors & anchor_words(sentence))
-                facts = extract_facts(sentence)
-                if shared and any(facts_equal(v, o) and comparable(v, o) for v in values for o in facts):
+                shared = len(anchors & _split_anchors(sentence))
+                facts = extract_facts(sentence) if values or shared >= self.min_shared else []
+                stated = sum(1 for v in values if any(facts_equal(v, o) and comparable(v, o) for o in facts))
+                if shared >= self.min_shared or (shared and stated) or stated >= 2:
                     out.append(_Sentence(sentence, shared, facts))
         return out
 
@@ -116,9 +117,9 @@ class DeterministicJudge:
         if _ONCE_PLANNED.search(claim):  # the claim itself speaks of the old date: it may match it
             for s in aligned:
                 s.facts = [replace(f, baseline=False) if f.kind in ("date", "period") else f for f in s.facts]
-        best = max(aligned, key=lambda s: (sum(any(facts_equal(c, o) for o in s.facts) for c in claim_facts),
-                                           s.overlap))
-        conflict = self._word_conflict(claim, claim_facts, _stating(aligned, best, bool(claim_facts)), page)
+        best = max(aligned, key=lambda s: (sum(_weight(c) for c in claim_facts if any(facts_equal(c, o)
+                                                                                    for o in s.facts)), s.overlap))
+        conflict = self._word_conflict(claim, claim_facts, _stating(aligned, best, claim_facts), page)
         if conflict:
             return conflict
         if not claim_facts:
@@ -128,7 +129,8 @@ class DeterministicJudge:
         local = local_direction_conflict(claim, claim_facts, best.text, best.facts) or slot_conflict(
             [f for f in claim_facts if f not in dated], best.text, best.facts) or role_conflict(
             [f for f in claim_facts if not any(_same_slot(f, o, claim_facts, best) for o in best.facts)],
-            claim_facts, best.facts) or clause_name_conflict(claim, claim_facts, best.text, best.facts)
+            claim_facts, best.facts) or clause_name_conflict(claim, claim_facts, best.text, best.facts) or (
+            clause_value_conflict(claim_facts, best.text))
         if local:
             return Verdict(CONTRADICTED, self.name, best.text.strip(), local[1], (local[0],))
         explainers = claim_facts + (extract_facts(context) if context else [])
@@ -179,7 +181,7 @@ class DeterministicJudge:
             conflict = direction_conflict(claim, s.text) or clause_direction_conflict(claim, s.text) or (
                 from_to_swapped(claim, s.text) or entity_conflict(claim, s.text, page)) or role_word_conflict(
                 claim, s.text) or polarity_conflict(claim, s.text, page)
-            if conflict and shared >= max(2, min(len(anchor_words(claim)), 3)):
+            if conflict and shared >= max(2, min(len(anchor_words(claim) - _opposite_words()), 3)):
                 return Verdict(CONTRADICTED, self.name, s.text.strip(), conflict[1], (conflict[0],))
         return None
 
@@ -194,13 +196,34 @@ class DeterministicJudge:
                        ("nothing_checkable",))
 
 
-def _stating(aligned: Sequence[_Sentence], best: _Sentence, has_facts: bool) -> list[_Sentence]:
-    """The sentences a word rule may read: the one stating the claim's values (``best``, when the claim has
-    values and it states one of them), else those sharing the most content words with the claim."""
-    if has_facts and best.facts:
+def _split_anchors(text: str) -> set[str]:
+    """Content stems, hyphenated words by their parts ("second-warmest" gives "second" and "warmest"; a
+    "start-up" on both sides still counts once)."""
+    return anchor_words(text.replace("-", " "))
+
+
+def _opposite_words() -> frozenset[str]:
+    """Every stem of an opposite pair: the word a contradiction changes is never one the sides must share."""
+    return frozenset().union(*(one | other for one, other, _ in opposites()))
+
+
+def _weight(fact: Fact) -> float:
+    """How much a matched value tells which sentence states the claim: a bare year or a model's number
+    ("2025", "Aero 14": a title states them too) half as much as a measured value."""
+    return 0.5 if _bare_year(fact) or fact.kind == "label" else 1.0
+
+
+def _stating(aligned: Sequence[_Sentence], best: _Sentence, claim_facts: Sequence[Fact]) -> list[_Sentence]:
+    """The sentences a word rule may read: the one stating the claim's values (``best``, when it states one
+    of them that is more than a bare year or a model's number), else those sharing the most content words
+    with the claim (and ``best`` too, when it states the claim's year: "The summer of 2025 was wetter"
+    is about the summer's sentence, not the year's)."""
+    states = [c for c in claim_facts if any(facts_equal(c, o) for o in best.facts)]
+    if any(_weight(c) == 1.0 for c in states) or (claim_facts and best.facts and not states):
         return [best]
     top = max(s.overlap for s in aligned)
-    return [s for s in aligned if s.overlap == top]
+    tops = [s for s in aligned if s.overlap == top]
+    return [best] + [s for s in tops if s is not best] if states else tops
 
 
 def _with_versions(facts: list[Fact], versions: set[str]) -> list[Fact]:

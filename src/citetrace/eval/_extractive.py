@@ -101,6 +101,14 @@ def _lexicon() -> tuple[_Pairs, dict[str, str]]:
         (frozenset({stem("highest"), stem("largest"), stem("biggest")}),
          frozenset({stem("lowest"), stem("smallest")}), "highest / lowest"),
         (frozenset({"east", stem("eastern")}), frozenset({"west", stem("western")}), "east / west"),
+        (frozenset(stem(w) for w in "wet wetter wettest".split()),
+         frozenset(stem(w) for w in "dry drier driest dryer".split()), "wet / dry"),
+        (frozenset(stem(w) for w in "warmer warmest hotter hottest".split()),
+         frozenset(stem(w) for w in "colder coldest cooler coolest".split()), "warmer / colder"),
+        (frozenset(stem(w) for w in "faster fastest quicker".split()),
+         frozenset(stem(w) for w in "slower slowest".split()), "faster / slower"),
+        (frozenset(stem(w) for w in "heavier heaviest".split()),
+         frozenset(stem(w) for w in "lighter lightest".split()), "heavier / lighter"),
         (frozenset({"north", stem("northern")}), frozenset({"south", stem("southern")}), "north / south"),
     )
     unchanged = frozenset({stem("unchanged")})  # the whole-sentence rule reads only the unambiguous word:
