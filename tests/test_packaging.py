@@ -122,7 +122,10 @@ def test_the_wheel_built_from_the_sdist_is_the_same(names: set[str], tmp_path: P
     """`pip install citetrace-X.tar.gz` builds a wheel with exactly the files of the one built from the checkout."""
     sdist = build_sdist(tmp_path / "sdist")
     with tarfile.open(sdist) as tf:
-        tf.extractall(tmp_path / "unpacked", filter="data")
+        if hasattr(tarfile, "data_filter"):  # Python >= 3.10.12 / 3.11.4
+            tf.extractall(tmp_path / "unpacked", filter="data")
+        else:
+            tf.extractall(tmp_path / "unpacked")  # our own sdist, just built
     (source,) = (tmp_path / "unpacked").iterdir()
     with zipfile.ZipFile(build_wheel(tmp_path / "wheel", source)) as zf:
         assert set(zf.namelist()) == names
