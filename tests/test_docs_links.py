@@ -11,6 +11,8 @@ from typing import Iterator
 
 from test_cli_help import COMMANDS
 
+from citetrace import names
+
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "examples").rglob("*.md")),
          ROOT / "collector" / "README.md", ROOT / "benchmarks" / "README.md"]
@@ -102,3 +104,15 @@ def test_the_choices_the_docs_list_are_the_commands_own() -> None:
                 wrong.append(f"{page.relative_to(ROOT)}: citetrace {command} {flag} {values} "
                              f"(choices: {'|'.join(sorted(action.choices))})")
     assert checked >= 2 and wrong == []
+
+
+def test_every_variable_the_docs_name_is_in_names_and_every_one_there_is_documented() -> None:
+    """The CITETRACE_ variables the README, docs, examples and compose files name are names.py's (a
+    misspelt or retired one fails here), and every variable names.py defines is explained in some page."""
+    text = "\n".join(page.read_text(encoding="utf-8") for page in SHOWN)
+    documented = set(re.findall(r"\b(CITETRACE_[A-Z0-9_]*[A-Z0-9])\b", text))
+    defined = {v for k, v in vars(names).items() if k.startswith("ENV_") and isinstance(v, str)}
+    assert documented - defined == set()
+    assert {v for v in defined if v.startswith("CITETRACE_")} - documented == set()
+    assert {v for v in defined if v.startswith("OTEL_")} - set(re.findall(r"\b(OTEL_[A-Z0-9_]*[A-Z0-9])\b", text)) \
+        == set()

@@ -652,6 +652,10 @@ ENV_SETUP_EXTRAS: Final = "CITETRACE_EXTRAS"
 """The extras scripts/setup installs into ``.venv`` (default ``test``: everything the tests need)."""
 ENV_OTELCOL_CACHE: Final = "CITETRACE_OTELCOL_CACHE"
 """Where scripts/build-collector caches the built collector (default ``${XDG_CACHE_HOME:-~/.cache}/citetrace``)."""
+ENV_PG_PASSWORD: Final = "CITETRACE_PG_PASSWORD"
+"""docker-compose.fleet.yml: the run store's PostgreSQL password (compose refuses to start without it)."""
+ENV_TEST_ARTIFACTS: Final = "CITETRACE_TEST_ARTIFACTS"
+"""tests/view: the folder the browser tests keep their screenshots in (default: a temporary folder)."""
 SCRIPT_ENV: Final = (ENV_SKIP_APT, ENV_SKIP_COLLECTOR, ENV_SKIP_CREWAI, ENV_SKIP_GPTR, ENV_SKIP_STORM,
                      ENV_SKIP_PINNED, ENV_SETUP_EXTRAS, ENV_OTELCOL_CACHE)
 """Every variable the repository's scripts read."""

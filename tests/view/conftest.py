@@ -12,6 +12,8 @@ from typing import Any, Iterator
 
 import pytest
 
+from citetrace import names
+
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 
@@ -42,7 +44,7 @@ def demo_runs(demo_store: str) -> list[dict[str, Any]]:
 @pytest.fixture(scope="session")
 def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Where screenshots go: $CITETRACE_TEST_ARTIFACTS when set (CI keeps them), else a temp folder."""
-    folder = Path(os.environ.get("CITETRACE_TEST_ARTIFACTS") or tmp_path_factory.mktemp("artifacts"))
+    folder = Path(os.environ.get(names.ENV_TEST_ARTIFACTS) or tmp_path_factory.mktemp("artifacts"))
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 
