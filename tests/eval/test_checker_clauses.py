@@ -135,3 +135,31 @@ def test_a_year_or_a_model_number_does_not_choose_the_stating_sentence(claim: st
     """A claim's year, or its model's number, is stated by a title or another sentence too: the sentence the
     claim is about (its season, its measured weight) is read as well, and contradicts it."""
     assert judge(claim, page) == CONTRADICTED
+
+
+@pytest.mark.parametrize("claim, page", [
+    ("Tram journeys grew 4 %.",
+     "Bus journeys rose 4 %, while tram journeys were flat at 9.1 million after the depot closed."),
+    ("2023 was the wettest year on record for the county.",
+     "The year 2023 was the second-wettest on record for the county, after 2012."),
+    ("The restoration replaced all 2,400 of the pier's rivets.", "The work replaced 310 of the 2,400 rivets."),
+])
+def test_flat_a_second_place_and_a_part_of_a_total(claim: str, page: str) -> None:
+    """"were flat" is the unchanged state; "the wettest" against "the second-wettest"; "all 2,400" against
+    "310 of the 2,400": CONTRADICTED."""
+    assert judge(claim, page) == CONTRADICTED
+
+
+@pytest.mark.parametrize("claim, page", [
+    ("Bus journeys rose 4 % while tram journeys were flat.",
+     "Bus journeys rose 4 %, while tram journeys were flat at 9.1 million after the depot closed."),
+    ("2023 was the second-wettest year on record for the county.",
+     "The year 2023 was the second-wettest on record for the county, after 2012."),
+    ("Bergen is the largest city in the region.", "Bergen is the largest city in the region; Voss is the "
+     "second-largest."),
+    ("The repair replaced 310 of the pier's 2,400 rivets.", "The repair replaced 310 of the 2,400 rivets."),
+    ("The pier has 2,400 rivets.", "The repair replaced 310 of the 2,400 rivets."),
+])
+def test_their_right_readings_are_not_contradicted(claim: str, page: str) -> None:
+    """The same facts said rightly: never CONTRADICTED."""
+    assert judge(claim, page) != CONTRADICTED

@@ -31,7 +31,7 @@ from citetrace.eval._facts import (
 from citetrace.eval._passages import simple_sentences
 from citetrace.eval._polarity import polarity_conflict
 from citetrace.eval._roles import role_word_conflict
-from citetrace.eval._slots import role_conflict, slot_conflict
+from citetrace.eval._slots import part_conflict, role_conflict, slot_conflict
 from citetrace.eval._types import ABSENT, CONTRADICTED, PARTIAL, SUPPORTED, Passage, Verdict
 
 __all__ = ["DeterministicJudge"]
@@ -130,7 +130,7 @@ class DeterministicJudge:
             [f for f in claim_facts if f not in dated], best.text, best.facts) or role_conflict(
             [f for f in claim_facts if not any(_same_slot(f, o, claim_facts, best) for o in best.facts)],
             claim_facts, best.facts) or clause_name_conflict(claim, claim_facts, best.text, best.facts) or (
-            clause_value_conflict(claim_facts, best.text))
+            clause_value_conflict(claim_facts, best.text)) or part_conflict(claim, best.text)
         if local:
             return Verdict(CONTRADICTED, self.name, best.text.strip(), local[1], (local[0],))
         explainers = claim_facts + (extract_facts(context) if context else [])

@@ -124,7 +124,8 @@ def opposites() -> _Pairs:
 
 
 _LOCAL = re.compile(r"[a-z][a-z\-']*|\d[\d,.]*")
-_LITTLE_CHANGED = re.compile(r"\b(?:little|barely|largely|broadly|virtually|almost|essentially)\s+(?:changed|"
+_LITTLE_CHANGED = re.compile(r"\b(?:was|were|is|are|remained|stayed|held)\s+flat\b|"
+                             r"\b(?:little|barely|largely|broadly|virtually|almost|essentially)\s+(?:changed|"
                              r"unchanged)\b|\bheld\s+(?:steady|stable)\b")
 """A state in words ("Oats were little changed at 1.1 million tonnes") is the unchanged direction."""
 

@@ -15,6 +15,7 @@ a missing word, so that a paraphrase stays PARTIAL:
 - **list**: "included in the Starter plan" against "available on the Business and Enterprise plans": the
   same head noun after a run of names, and the claim's name not among the page's.
 - **stance**: "voted for" against "voted against" (also argued, campaigned, spoke).
+- **rank**: "the wettest" against "the second-wettest".
 - **ended**: a state the page says lasted "until" a year, against a claim that it is "still" so.
 - **state**: a claim that something is ending (ends, scrapped, cancelled, discontinued) against a page that
   says it becomes permanent, is extended or continues, or the reverse; "old" against "new" before the
@@ -166,6 +167,25 @@ def _ended(claim: str, sentence: str) -> str | None:
     return None
 
 
+_RANK = re.compile(r"\bthe\s+(?:(second|third|fourth|fifth)[- ]?)?([a-z]{3,}est)\b", re.I)
+
+
+def _rank(claim: str, sentence: str) -> str | None:
+    """A superlative at another rank: "the wettest year" against "the second-wettest on record" (the
+    sentence giving no one the first rank)."""
+    def ranks(text: str) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        for m in _RANK.finditer(text):
+            out.setdefault(m.group(2).lower(), set()).add((m.group(1) or "first").lower())
+        return out
+
+    theirs = ranks(sentence)
+    for word, mine in ranks(claim).items():
+        if word in theirs and len(mine) == 1 and not mine & theirs[word]:
+            return f"the passage ranks it {'/'.join(sorted(theirs[word]))} {word}, not {mine.pop()}"
+    return None
+
+
 def _state(claim: str, sentence: str) -> str | None:
     c, s = set(re.findall(r"[a-z]+", claim.lower())), set(re.findall(r"[a-z]+", sentence.lower()))
     for mine, theirs, name in ((_ENDING, _CONTINUING, "ending / continuing"),
@@ -186,7 +206,7 @@ def role_word_conflict(claim: str, sentence: str) -> tuple[str, str] | None:
         return None
     for flag, rule in (("agent_mismatch", _agent), ("place_mismatch", _event_place), ("list_mismatch", _list),
                        ("list_mismatch", _placed),
-                       ("stance_mismatch", _stance), ("state_mismatch", _ended),
+                       ("stance_mismatch", _stance), ("state_mismatch", _ended), ("rank_mismatch", _rank),
                        ("state_mismatch", _state)):
         found = rule(claim, sentence)
         if found:

@@ -16,12 +16,13 @@ as the current value, while the page's current value is another one, is CONTRADI
 
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
 from citetrace.eval._align import content_stems
 from citetrace.eval._facts import Fact, comparable, facts_equal
 
-__all__ = ["slot_conflict", "role_conflict"]
+__all__ = ["slot_conflict", "role_conflict", "part_conflict"]
 
 
 def _same_unit(a: Fact, b: Fact) -> bool:
@@ -82,4 +83,21 @@ def role_conflict(unmatched: Sequence[Fact], claim_facts: Sequence[Fact],
         if rivals:
             role = "point of comparison" if c.baseline else "current value"
             return ("value_in_other_role", f"the passage's {role} is {rivals[0].text}, not {c.text}")
+    return None
+
+
+_COUNT = r"(\d{1,3}(?:,\d{3})+|\d+)"
+_ALL_OF = re.compile(rf"\b(?:all|every one of)\s+(?:of\s+)?(?:the\s+|its\s+|their\s+)?{_COUNT}\b", re.I)
+_PART_OF = re.compile(rf"\b{_COUNT}\s+of\s+(?:the|its|their|all)\s+{_COUNT}\b", re.I)
+
+
+def part_conflict(claim: str, sentence: str) -> tuple[str, str] | None:
+    """(flag, explanation) when the claim says "all 1,600" where the sentence says "140 of the 1,600": a
+    part of a total is not all of it."""
+    parts = {int(t.replace(",", "")): p for p, t in _PART_OF.findall(sentence)
+             if int(p.replace(",", "")) < int(t.replace(",", ""))}
+    for m in _ALL_OF.finditer(claim):
+        total = int(m.group(1).replace(",", ""))
+        if total in parts:
+            return "value_in_other_role", f"the passage says {parts[total]} of the {m.group(1)}, not all of them"
     return None
