@@ -120,3 +120,19 @@ def test_not_recording_calls_through(instrumented: CiteTraceInstrumentor) -> Non
     with not_recording() as exporter:
         assert TavilyClient(api_key="k").search("q") == RESULTS
     assert exporter.get_finished_spans() == ()
+
+
+@responses.activate
+def test_search_with_raw_content_stores_each_page(instrumented: CiteTraceInstrumentor, cap: Captured) -> None:
+    """``include_raw_content=True``: each result's page text is a document of the run and listed as a page
+    returned (read with the search), as the HTTP-layer rule and langchain-tavily already record it; a result
+    whose raw_content is None is a result only."""
+    body = {"query": "q", "results": [{"url": "https://ex.org/page", "title": "t", "content": "c", "raw_content": PAGE},
+                                      {"url": "https://ex.org/bare", "title": "t", "content": "c", "raw_content": None}]}
+    responses.post(f"{API}/search", json=body)
+    assert TavilyClient(api_key="k").search("q", include_raw_content=True) == body
+    attrs = one_tool_span(cap)
+    assert list(attrs[names.PAGES_RETURNED]) == ["https://ex.org/page"]
+    assert attrs[names.RESULT_COUNT] == 2
+    docs = cap.store.documents(format(cap.tool_spans()[0].context.trace_id, "032x"))
+    assert [(d.url, d.text) for d in docs] == [("https://ex.org/page", PAGE)]

@@ -54,21 +54,13 @@ def _urls(result: Any) -> list[str] | None:
     return [item["url"] for item in items if isinstance(item, Mapping) and isinstance(item.get("url"), str)]
 
 
-def _pages(result: Any) -> Iterable[tuple[str, str]] | None:
-    """With ``include_raw_content`` each result carries its page text: a document of the run."""
-    pages = [(item["url"], item["raw_content"]) for item in _shapes.items_attr(result, "results") or ()
-             if isinstance(item, Mapping) and isinstance(item.get("url"), str)
-             and isinstance(item.get("raw_content"), str) and item["raw_content"].strip()]
-    return pages or None
-
-
 def _extract_text(result: Any) -> str | None:
     if _returned_error(result) is not None:
         return ""
     return _shapes.join_texts(_shapes.items_attr(result, "results"), ("raw_content", "content"))
 
 
-SEARCH = ToolSpec("langchain_tavily.search", names.TOOL_KIND_SEARCH, result_urls=_urls, result_pages=_pages,
+SEARCH = ToolSpec("langchain_tavily.search", names.TOOL_KIND_SEARCH, result_urls=_urls, result_pages=_shapes.tavily_result_pages,
                   classify=_status, is_rate_limit=_shapes.rate_limited,
                   classify_exception=_shapes.no_results_exception("No search results found"))
 EXTRACT = ToolSpec("langchain_tavily.extract", names.TOOL_KIND_FETCH, url_from=_shapes.url_list_from(0, "urls"),
@@ -76,7 +68,7 @@ EXTRACT = ToolSpec("langchain_tavily.extract", names.TOOL_KIND_FETCH, url_from=_
                    is_rate_limit=_shapes.rate_limited)
 CRAWL = ToolSpec("langchain_tavily.crawl", names.TOOL_KIND_SEARCH,
                  query_from=lambda args, kwargs: _shapes.first_url(_shapes.arg(args, kwargs, 0, "url")),
-                 result_urls=_urls, result_pages=_pages, classify=_status, is_rate_limit=_shapes.rate_limited,
+                 result_urls=_urls, result_pages=_shapes.tavily_result_pages, classify=_status, is_rate_limit=_shapes.rate_limited,
                  classify_exception=_shapes.no_results_exception("No crawl results found"))
 
 _CRAWL_MODULE = "langchain_tavily.tavily_crawl"

@@ -168,3 +168,12 @@ def tavily_extract_documents(result: Any) -> list[tuple[str, str, str | None, in
             failed = names.STATUS_RATE_LIMITED if says_429(str(item.get("error", ""))) else names.STATUS_ERROR
             docs.append((item["url"], "", failed, None))
     return docs
+
+
+def tavily_result_pages(result: Any) -> list[tuple[str, str]] | None:
+    """Tavily search results' page text (``include_raw_content``): each a document of the run, read with its
+    search (``pages_from_search``). One reader for tavily-python's and langchain-tavily's rows."""
+    pages = [(item["url"], item["raw_content"]) for item in items_attr(result, "results") or ()
+             if isinstance(item, Mapping) and isinstance(item.get("url"), str)
+             and isinstance(item.get("raw_content"), str) and item["raw_content"].strip()]
+    return pages or None

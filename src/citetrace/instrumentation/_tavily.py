@@ -1,6 +1,7 @@
 """Tavily (``tavily-python``): search and extract, sync and async clients.
 
-``search`` returns ``{"results": [{"url", "content", ...}]}``; ``extract`` returns
+``search`` returns ``{"results": [{"url", "content", ...}]}``, with each page's text in ``raw_content`` when
+asked (``include_raw_content``): those pages are documents of the run, read with the search; ``extract`` returns
 ``{"results": [{"url", "raw_content"}], "failed_results": [...]}`` for one URL or a list: each page read is its
 own document, each failed URL a failed one (the span is ``ok`` when any URL was read, ``error`` when all
 failed). A 429 raises ``UsageLimitExceededError``, which comes out ``rate_limited``.
@@ -32,7 +33,8 @@ def _extract_status(result: Any) -> str | None:
     return None
 
 
-SEARCH = ToolSpec("tavily.search", names.TOOL_KIND_SEARCH, is_rate_limit=_shapes.rate_limited)
+SEARCH = ToolSpec("tavily.search", names.TOOL_KIND_SEARCH, result_pages=_shapes.tavily_result_pages,
+                  is_rate_limit=_shapes.rate_limited)
 EXTRACT = ToolSpec(
     "tavily.extract",
     names.TOOL_KIND_FETCH,

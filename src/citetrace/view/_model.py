@@ -79,6 +79,9 @@ class CitationView:
     """The status of the last fetch of this URL, or None when it was never fetched."""
     http_status: int | None
     judged: tuple[JudgedPair, ...] = ()
+    read_with_search: bool = False
+    """No fetch call read it, but its text came with a search result (Tavily ``raw_content``, Exa ``text``) and
+    is stored: read, as the summary's ``pages_from_search`` counts it."""
 
     @property
     def fabricated(self) -> bool:
@@ -87,8 +90,8 @@ class CitationView:
 
     @property
     def unfetched(self) -> bool:
-        """Cited, but never read successfully (``cited_not_fetched``)."""
-        return self.fetch_status != names.STATUS_OK
+        """Cited, but never read successfully: no ok fetch, and no page text that came with a search."""
+        return self.fetch_status != names.STATUS_OK and not self.read_with_search
 
 
 @dataclass(frozen=True)
@@ -209,7 +212,7 @@ def _judged(evaluation: Mapping[str, Any] | None, store: Store, run_id: str) -> 
 
 
 def _citations(run: RunRecord, calls: Sequence[ToolCallRecord], judged: Mapping[str, list[JudgedPair]],
-               ) -> list[CitationView]:
+               documents: Sequence[Document] = ()) -> list[CitationView]:
     returned = {url_key(u) for c in calls if c.kind == names.TOOL_KIND_SEARCH for u in c.urls_returned}
     fetched: dict[str, ToolCallRecord] = {}
     for c in calls:
@@ -217,12 +220,15 @@ def _citations(run: RunRecord, calls: Sequence[ToolCallRecord], judged: Mapping[
             prev = fetched.get(url_key(c.url))
             if prev is None or prev.status != names.STATUS_OK:
                 fetched[url_key(c.url)] = c
+    stored = {url_key(d.url) for d in documents if d.status == names.STATUS_OK and d.text.strip()}
     out = []
     for url in cited_urls(run.answer or ""):
         key = url_key(url)
         call = fetched.get(key)
+        ok_read = call is not None and call.status == names.STATUS_OK
         out.append(CitationView(url, key in returned, call.status if call else None,
-                                call.http_status if call else None, tuple(judged.get(key, ()))))
+                                call.http_status if call else None, tuple(judged.get(key, ())),
+                                read_with_search=not ok_read and key in stored))
     return out
 
 
@@ -237,9 +243,10 @@ def build_run_view(store: Store, run: RunRecord, *, evaluation: Mapping[str, Any
     stretches = _serial_stretches(calls)
     serial = {seq for s in stretches for seq in s.seqs}
     views = [CallView(v.record, v.offset_ms, v.left_pct, v.width_pct, v.record.seq in serial) for v in views]
-    citations = _citations(run, calls, _judged(evaluation, store, run.run_id))
+    documents = store.documents(run.run_id)
+    citations = _citations(run, calls, _judged(evaluation, store, run.run_id), documents)
     cited = {url_key(c.url) for c in citations}
-    docs = [DocumentView(d, url_key(d.url) in cited) for d in store.documents(run.run_id)]
+    docs = [DocumentView(d, url_key(d.url) in cited) for d in documents]
     not_cited: list[str] = []
     for c in calls:
         if c.kind == names.TOOL_KIND_FETCH and c.url and c.status == names.STATUS_OK and url_key(c.url) not in cited:
