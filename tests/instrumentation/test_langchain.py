@@ -124,3 +124,22 @@ def test_not_recording(instrumented: CiteTraceInstrumentor) -> None:
     with not_recording() as exporter:
         assert len(tavily_results_tool().invoke({"query": "q"})) == 3
     assert exporter.get_finished_spans() == ()
+
+
+@responses.activate
+def test_tavily_results_tool_with_raw_content_stores_pages(instrumented: CiteTraceInstrumentor, cap: Captured) -> None:
+    """``include_raw_content=True``: each result's page text is stored and listed as read with the search
+    (``citetrace.pages_returned``), as for tavily-python's own row; a failure's repr is never a page."""
+    page = "The page text Tavily returned with its result, long enough to be a read. " * 3
+    body = {"query": "q", "results": [{"url": "https://ex.org/raw", "title": "t", "content": "c", "score": 0.9, "raw_content": page},
+                                      {"url": "https://ex.org/none", "title": "t", "content": "c", "score": 0.5}]}
+    responses.post(TAVILY, json=body)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tool = tavily_tool.TavilySearchResults(api_wrapper=TavilySearchAPIWrapper(tavily_api_key="k"),
+                                               include_raw_content=True)
+    tool.invoke({"query": "q"})
+    attrs = one_tool_span(cap)
+    assert list(attrs[names.PAGES_RETURNED]) == ["https://ex.org/raw"]
+    docs = cap.store.documents(format(cap.tool_spans()[0].context.trace_id, "032x"))
+    assert [(d.url, d.text) for d in docs] == [("https://ex.org/raw", page)]

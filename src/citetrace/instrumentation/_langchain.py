@@ -1,7 +1,8 @@
 """LangChain community tools built on the libraries above, so an agent's tool call is one span.
 
 - ``TavilySearchResults._run``/``_arun`` (calls Tavily's HTTP API itself) return ``(results, raw)``, or
-  ``(repr(exception), {})`` on failure, which is classified here;
+  ``(repr(exception), {})`` on failure, which is classified here; with ``include_raw_content`` each page's
+  text is stored, read with the search (``_shapes.tavily_result_pages``, as tavily-python's row);
 - ``DuckDuckGoSearchRun._run`` / ``DuckDuckGoSearchResults._run`` call ddgs (its row is suppressed inside);
 - ``TavilySearchAPIRetriever._get_relevant_documents`` calls ``TavilyClient.search`` (suppressed inside)
   and returns Documents with ``metadata["source"]``.
@@ -63,12 +64,17 @@ def _count(result: Any) -> int | None:
 _NOTHING = _shapes.no_results_exception("No results found.")
 
 
-def _spec(name: str) -> ToolSpec:
+def _spec(name: str, **hooks: Any) -> ToolSpec:
     return ToolSpec(name, names.TOOL_KIND_SEARCH, result_urls=_urls, result_count=_count, result_size=_size,
-                    classify=_tuple_failure, is_rate_limit=_shapes.rate_limited, classify_exception=_NOTHING)
+                    classify=_tuple_failure, is_rate_limit=_shapes.rate_limited, classify_exception=_NOTHING, **hooks)
 
 
-TAVILY = _spec("langchain.tavily_search_results")
+def _tavily_pages(result: Any) -> list[tuple[str, str]] | None:
+    """``include_raw_content=True``: the raw artifact's page texts (never from a failure's repr)."""
+    return None if _failed_tuple(result) else _shapes.tavily_result_pages(_artifact(result))
+
+
+TAVILY = _spec("langchain.tavily_search_results", result_pages=_tavily_pages)
 DDG_RESULTS = _spec("langchain.duckduckgo_results")
 _DDG_NOTHING = "No good DuckDuckGo Search Result was found"
 
