@@ -26,7 +26,8 @@ from typing import Sequence
 
 from citetrace.eval._align import content_stems
 from citetrace.eval._extractive import opposites, said
-from citetrace.eval._facts import Fact, comparable, extract_facts, facts_equal
+from citetrace.eval._facts import Fact, comparable, extract_facts, facts_equal, measured
+from citetrace.eval._polarity import is_name
 
 __all__ = ["clause_direction_conflict", "clause_name_conflict", "clause_value_conflict"]
 
@@ -80,7 +81,7 @@ def clause_name_conflict(claim: str, claim_facts: Sequence[Fact], sentence: str,
     home = clauses[holding[0]].lower()
     for m in _NAME.finditer(claim):
         name = re.sub(r"['’]s$", "", m.group(0))
-        if not m.start() or name.lower() in home or not _is_name(name, sentence):
+        if not m.start() or name.lower() in home or not is_name(name, sentence):
             continue
         for i, clause in enumerate(clauses):
             if i == holding[0] or not re.search(rf"\b{re.escape(name)}\b", clause):
@@ -97,7 +98,7 @@ def clause_value_conflict(claim_facts: Sequence[Fact], sentence: str) -> tuple[s
     two of the claim's values at least (more than any other clause), and for another claim value it states
     a different one of the same kind ("with 16 GB and 1 TB, costs $1,399" against "with 16 GB ... and a 1 TB
     drive costs $999"; the $999 belongs to the other clause's 8 GB model)."""
-    values = [f for f in claim_facts if f.kind not in ("quote", "label") and not _bare_year(f)]
+    values = measured(claim_facts)
     clauses = _clauses(sentence)
     if len(values) < 3 or len(clauses) < 2:
         return None
@@ -116,13 +117,3 @@ def clause_value_conflict(claim_facts: Sequence[Fact], sentence: str) -> tuple[s
             return ("value_in_other_clause", f"the clause stating {', '.join(h.text for h in held[home])} gives "
                     f"{rival.text}, not {v.text}")
     return None
-
-
-def _bare_year(fact: Fact) -> bool:
-    return fact.kind == "date" and fact.value[1] is None
-
-
-def _is_name(name: str, sentence: str) -> bool:
-    """Capitalised in the sentence where no clause starts (not "The", not the sentence's first word)."""
-    return any(m.start() > 0 and sentence[:m.start()].rstrip()[-1:] not in (".", "!", "?", ";", "")
-               for m in re.finditer(rf"\b{re.escape(name)}\b", sentence))

@@ -24,7 +24,8 @@ def heldout_labels_path() -> str:
 
 
 def heldout2_labels_path() -> str:
-    """Filesystem path of ``citetrace/eval/data/heldout2.jsonl`` (whole pages, held out while making det-4)."""
+    """Filesystem path of ``citetrace/eval/data/heldout2.jsonl`` (whole pages, held out from det-4, tuned on
+    since det-5)."""
     return str(resources.files("citetrace.eval").joinpath("data").joinpath("heldout2.jsonl"))
 
 

@@ -26,7 +26,8 @@ from citetrace.eval._extractive import (
     direction_conflict, entity_conflict, extractive_support, from_to_swapped, local_direction_conflict, opposites,
 )
 from citetrace.eval._facts import (
-    Fact, as_version, comparable, dates_compatible, extract_facts, facts_equal, paren_comparison, version_key,
+    Fact, as_version, bare_year, comparable, dates_compatible, extract_facts, facts_equal, measured, paren_comparison,
+    version_key,
 )
 from citetrace.eval._passages import simple_sentences
 from citetrace.eval._polarity import polarity_conflict
@@ -82,7 +83,7 @@ class DeterministicJudge:
         88.9 %"), or enough words once hyphenated words count by their parts ("second-warmest"): "301 hours
         of bright weather, nearly double the norm" is about "301 hours of sunshine, almost twice the June
         average"."""
-        values = [f for f in extract_facts(claim) if f.kind not in ("quote", "label") and not _bare_year(f)]
+        values = measured(extract_facts(claim))
         anchors = _split_anchors(claim)
         out: list[_Sentence] = []
         for p in passages:
@@ -146,7 +147,7 @@ class DeterministicJudge:
             elif any(facts_equal(fact, o) for s in aligned for o in s.facts) or any(
                     _quote_in(fact, s.text) for s in aligned):
                 missing.append(fact)  # stated, but not in the same sentence as the rest of the claim
-            elif not _bare_year(fact) and any(facts_equal(fact, o) for o in everywhere):
+            elif not bare_year(fact) and any(facts_equal(fact, o) for o in everywhere):
                 missing.append(fact)  # on the page, not where the claim aligns (a bare year such as the page's
                 # own date is too common to count)
             elif any(_unexplained_rival(fact, s, explainers, same_slot=True)
@@ -176,7 +177,7 @@ class DeterministicJudge:
         about the claim's wheat. A value both state (not a bare year) counts as a shared word: "Cobalt 2.8
         is affected" and "Versions 2.8 and earlier are not affected" share 2.8."""
         for s in stating:
-            shared = s.overlap + sum(1 for c in claim_facts if not _bare_year(c) and any(
+            shared = s.overlap + sum(1 for c in claim_facts if not bare_year(c) and any(
                 facts_equal(c, o) and comparable(c, o) for o in s.facts))
             conflict = direction_conflict(claim, s.text) or clause_direction_conflict(claim, s.text) or (
                 from_to_swapped(claim, s.text) or entity_conflict(claim, s.text, page)) or role_word_conflict(
@@ -210,7 +211,7 @@ def _opposite_words() -> frozenset[str]:
 def _weight(fact: Fact) -> float:
     """How much a matched value tells which sentence states the claim: a bare year or a model's number
     ("2025", "Aero 14": a title states them too) half as much as a measured value."""
-    return 0.5 if _bare_year(fact) or fact.kind == "label" else 1.0
+    return 0.5 if bare_year(fact) or fact.kind == "label" else 1.0
 
 
 def _stating(aligned: Sequence[_Sentence], best: _Sentence, claim_facts: Sequence[Fact]) -> list[_Sentence]:
@@ -330,6 +331,3 @@ def _quote_in(fact: Fact, sentence: str) -> bool:
     norm = " ".join(sentence.lower().replace("’", "'").replace("“", '"').replace("”", '"').split())
     return str(fact.value) in norm
 
-
-def _bare_year(fact: Fact) -> bool:
-    return fact.kind == "date" and fact.value[1] is None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 from citetrace.eval._align import STOP, anchor_words, content_stems, stem
 from citetrace.eval._kinds import DECLINE, MONTHS, PATTERNS, version_key
@@ -19,7 +19,7 @@ from citetrace.eval._quantities import FRACTION, qualifier_before, values_agree
 from citetrace.eval._quotes import quotations
 
 __all__ = ["Fact", "extract_facts", "facts_equal", "comparable", "find_dates", "anchor_words", "quotations",
-           "as_version", "version_key", "dates_compatible", "paren_comparison"]
+           "as_version", "version_key", "dates_compatible", "paren_comparison", "bare_year", "measured"]
 
 
 @dataclass(frozen=True)
@@ -278,6 +278,16 @@ def facts_equal(claim: Fact, other: Fact) -> bool:
                                               percent=claim.kind == "percent"))
     return values_agree((float(claim.value), claim.high, claim.qualifier, claim.text),
                         (float(other.value), other.high, other.qualifier, other.text))
+
+
+def bare_year(fact: Fact) -> bool:
+    """A year alone ("in 2024"): a page's own date or a title states one too, so it says little."""
+    return fact.kind == "date" and fact.value[1] is None
+
+
+def measured(facts: Sequence[Fact]) -> list[Fact]:
+    """The values that say what a sentence measures: not quotations, names' numbers ("Aero 14") or bare years."""
+    return [f for f in facts if f.kind not in ("quote", "label") and not bare_year(f)]
 
 
 def find_dates(text: str) -> Iterator[Fact]:

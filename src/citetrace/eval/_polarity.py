@@ -22,7 +22,7 @@ import re
 from citetrace.eval._align import content_stems
 from citetrace.eval._facts import Fact, extract_facts, facts_equal
 
-__all__ = ["polarity_conflict"]
+__all__ = ["polarity_conflict", "is_name"]
 
 _CUE = re.compile(r"\b(?:not|no longer|no|never|neither|nor|cannot)\b|n't\b", re.I)
 _AFFIRMATIVE = re.compile(r"\b(?:not only|not just|not least|not until|not all|not every|not always|not entirely|"
@@ -131,7 +131,7 @@ def _unanimity(claim: str, sentence: str) -> str | None:
 _LEAD = re.compile(r"^\s*(?:The\s+)?((?:[A-Z][\w'’-]+\s+){0,3}[A-Z][\w'’-]+)(?=\s+[a-z])")
 
 
-def _is_name(name: str, page: str) -> bool:
+def is_name(name: str, page: str) -> bool:
     """Capitalised on the page where no sentence starts: "Rovers" in "beat Northfield Rovers" is a name,
     "Researchers" only ever opening a sentence is not."""
     for m in re.finditer(rf"\b{re.escape(name.split()[0])}\b", page):
@@ -147,7 +147,7 @@ def _actor(claim: str, sentence: str, page: str) -> str | None:
         return None
     mine, theirs = mc.group(1), ms.group(1)
     mine_words, their_words = set(mine.lower().split()), set(theirs.lower().split())
-    if mine_words & their_words or not (_is_name(mine, page) and _is_name(theirs, page)):
+    if mine_words & their_words or not (is_name(mine, page) and is_name(theirs, page)):
         return None
     if any(re.search(rf"\b{re.escape(w)}\b", sentence.lower()) for w in mine_words) or any(
             re.search(rf"\b{re.escape(w)}\b", claim.lower()) for w in their_words):
