@@ -8,7 +8,9 @@ instrumentation starts. A bad entry is reported once, with the reason, and ignor
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 
 from citetrace import names
 from citetrace.capture import ToolSpec
@@ -59,5 +61,23 @@ def parse_tools(raw: str | None) -> list[Patch]:
         if result.key in seen:
             continue
         seen.add(result.key)
+        if result.module == _script_module():
+            warn_once(f"tools-main:{entry}", "citetrace: %s entry %r names the script being run: it runs as "
+                      "__main__ and module %r is never imported, so nothing can be wrapped; move the tool into a "
+                      "module the script imports (or decorate it with @traced_tool)", names.ENV_TOOLS, entry,
+                      result.module)
         rows.append(result)
     return rows
+
+
+def _script_module() -> str | None:
+    """The module name of what runs as ``__main__`` (``python agent.py`` -> ``agent``, ``python -m pkg.agent``
+    -> ``pkg.agent``), or None (``-c``, the REPL, an embedded interpreter). ``sys.argv`` is already set when
+    the start-up hook runs."""
+    script = sys.argv[0] if sys.argv else ""
+    orig = list(getattr(sys, "orig_argv", ()) or ())
+    if script == "-m" and "-m" in orig[1:-1]:  # before runpy replaces it, argv[0] is "-m" in -m mode
+        return str(orig[orig.index("-m", 1) + 1])
+    if script.endswith(".py"):
+        return os.path.splitext(os.path.basename(script))[0]
+    return None
