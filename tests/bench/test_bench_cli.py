@@ -20,9 +20,9 @@ SET = ROOT / "examples" / "bench" / "demo-questions.yaml"
 AGENT = "citetrace.demo.bench_agent:answer"
 
 
-def _cli(tmp: Path, *args: str, record: bool = False) -> subprocess.CompletedProcess[str]:
+def _cli(tmp: Path, *args: str, record: bool = False, **extra: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CITETRACE_", "OTEL_"))}
-    env.update(CITETRACE_STORE=f"sqlite:///{tmp / 'store.db'}", OTEL_TRACES_EXPORTER="none")
+    env.update(CITETRACE_STORE=f"sqlite:///{tmp / 'store.db'}", OTEL_TRACES_EXPORTER="none", **extra)
     if record:
         env["CITETRACE_RECORD_RESPONSES"] = "true"
     return subprocess.run([sys.executable, "-m", "citetrace", *args], capture_output=True, text=True, timeout=300,
@@ -146,3 +146,26 @@ def test_an_agent_that_calls_differently_from_the_recording_is_one_line(clean: t
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2 and len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
     assert "repeat 1" in lines[0] and "no recorded response left for tool" in lines[0], lines[0]
+
+
+def test_an_agent_that_raises_fails_its_repeat_and_the_bench_goes_on(tmp_path: Path) -> None:
+    """An exception from the agent on one question is that repeat's failure (named in the table, the JSON and
+    the exit status); the other questions still run and the run records the agent error."""
+    (tmp_path / "flaky_agent.py").write_text(
+        "def answer(question):\n"
+        "    if 'first' in question:\n"
+        "        raise RuntimeError('model down, api_key=sk-abcdefghijklmnopqrstuvwx')\n"
+        "    return 'Fine [1].\\n\\n[1] https://a.example/x'\n")
+    (tmp_path / "qs.json").write_text(json.dumps({"questions": [
+        {"id": "one", "question": "the first question"}, {"id": "two", "question": "the second question"}]}))
+    done = _cli(tmp_path, "bench", "qs.json", "--agent", "flaky_agent:answer", "--repeat", "2", "--out", "r.json",
+                PYTHONPATH=f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    result = json.loads((tmp_path / "r.json").read_text())
+    assert [e["question"] for e in result["errors"]] == ["one", "one"]
+    assert result["errors"][0]["error"].startswith("RuntimeError: model down")
+    assert "sk-abcdefghijklmnopqrstuvwx" not in done.stdout + (tmp_path / "r.json").read_text()
+    assert result["failed_questions"] == ["one"] and result["questions"][1]["passed"] is None
+    assert "| one | - | **ERROR** |" in done.stdout and "agent error in one, repeat 1" in done.stdout
+    listed = json.loads(_cli(tmp_path, "runs", "--json").stdout)
+    assert len(listed) == 4 and sum(1 for r in listed if r["error_type"] == "RuntimeError") == 2

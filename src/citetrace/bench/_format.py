@@ -23,7 +23,8 @@ def bench_markdown(bench: Mapping[str, Any]) -> str:
              "failed reads | uncited | unfetched |", "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for q in bench["questions"]:
         s = q["spread"]
-        passed = {True: "yes", False: "**NO**", None: "-"}[q["passed"]]
+        passed = "**ERROR**" if any(r.get("error") for r in q["repeats"]) else \
+            {True: "yes", False: "**NO**", None: "-"}[q["passed"]]
         lines.append(f"| {q['id']} | {q.get('answer') or '-'} | {passed} | {_cell(s['citation_coverage'], True)} | "
                      f"{_cell(s['support_rate'], True)} | {_cell(s['dead_or_unfetched_rate'], True)} | "
                      f"{_cell(s['searches'])} | {_cell(s['reads'])} | {_cell(s['failed_reads'])} | "
@@ -32,6 +33,8 @@ def bench_markdown(bench: Mapping[str, Any]) -> str:
         bench.get("failed_questions") or ()), None: "no question has a known answer"}[bench.get("passed")]
     lines += ["", f"Result: {verdict}. Citation rates are the offline checker's (docs/eval.md says what it "
               "measures); the spread is the sample standard deviation over the repeats."]
+    for e in bench.get("errors") or ():
+        lines.append(f"- agent error in {e['question']}, repeat {e['repeat']} (run {e['run_id']}): {e['error']}")
     return "\n".join(lines) + "\n"
 
 

@@ -14,11 +14,12 @@ import time
 from typing import Any, Callable, Mapping, Sequence
 
 from citetrace import names
+from citetrace._redact import redact_text
 from citetrace.bench._questions import BenchQuestion, check_answer
 from citetrace.bench._stats import spread
 from citetrace.capture import ReplayMiss
 from citetrace.capture import replay as _replay
-from citetrace.capture import research_run
+from citetrace.capture import Run, research_run
 from citetrace.store import Store
 
 __all__ = ["BenchError", "load_agent", "run_bench", "METRICS", "replay_plan"]
@@ -78,17 +79,29 @@ def _rates(store: Store, run_id: str) -> dict[str, float | None]:
 
 
 def _one(agent: Callable[[str], Any], q: BenchQuestion, agent_name: str, store: Store) -> dict[str, Any]:
-    with research_run(question=q.question, agent=agent_name) as run:
-        out = agent(q.question)
-        if isinstance(out, str) and run.answer is None:
-            run.record_answer(out)
+    """One repeat. An exception from the agent fails this repeat (its run records the agent error) and the
+    bench goes on: one crash must not lose the other questions' results. A replay miss still stops it."""
+    error: str | None = None
+    run: Run | None = None
+    try:
+        with research_run(question=q.question, agent=agent_name) as run:
+            out = agent(q.question)
+            if isinstance(out, str) and run.answer is None:
+                run.record_answer(out)
+    except ReplayMiss:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the agent's own failure, reported per repeat
+        if run is None:
+            raise
+        error = f"{type(exc).__name__}: {(redact_text(str(exc)).splitlines() or [''])[0]}"[:300]
+    assert run is not None  # research_run entered: the agent's exception was caught after its run ended
     attrs = getattr(run.span, "attributes", None) or {}
     summary = {k: attrs.get(names.SUMMARY_PREFIX + k) for k in SUMMARY}
     report = run.answer or ""
-    passed = None if q.answer is None else check_answer(q.answer, report)
+    passed = None if q.answer is None else (error is None and check_answer(q.answer, report))
     reasons = list(attrs.get(names.SUMMARY_PREFIX + "failure_reasons") or ())
     return {"run_id": run.id, "passed": passed, "rates": _rates(store, run.id), "summary": summary,
-            "failure_reasons": reasons, "answer_chars": len(report)}
+            "failure_reasons": reasons, "answer_chars": len(report), "error": error}
 
 
 def _figure(rep: Mapping[str, Any], metric: str) -> float | None:
@@ -140,11 +153,14 @@ def run_bench(questions: Sequence[BenchQuestion], agent: Callable[[str], Any], *
             if progress:
                 progress(done, total)
         known = [r["passed"] for r in repeats if r["passed"] is not None]
+        errored = any(r["error"] for r in repeats)  # a question whose agent raised did not pass, known answer or not
         out.append({"id": q.id, "question": q.question,
                     "answer": q.answer.describe() if q.answer else None,
-                    "passed": (all(known) if known else None), "repeats": repeats,
+                    "passed": False if errored else (all(known) if known else None), "repeats": repeats,
                     "spread": {m: spread(_figure(r, m) for r in repeats) for m in METRICS}})
     checked = [q for q in out if q["passed"] is not None]
     return {"agent": agent_name, "repeat": repeat, "started_at": started, "questions": out,
             "passed": all(q["passed"] for q in checked) if checked else None,
-            "failed_questions": [q["id"] for q in checked if not q["passed"]]}
+            "failed_questions": [q["id"] for q in checked if not q["passed"]],
+            "errors": [{"question": q["id"], "repeat": i + 1, "run_id": r["run_id"], "error": r["error"]}
+                       for q in out for i, r in enumerate(q["repeats"]) if r["error"]]}
