@@ -299,3 +299,15 @@ def test_a_busy_store_is_retried_and_a_lasting_lock_raises(tmp_path: Path) -> No
         Journal(store, RUN, busy_wait_s=0.0).write([("query", {"q": 2})])
     other.execute("ROLLBACK")
     assert [seq for seq, _k, _d in store.ledger_entries(RUN)] == [1]
+
+
+def test_show_of_a_run_without_a_ledger_says_so(store: Store) -> None:
+    """`citetrace ledger show` of a run that never used `run.ledger` is one sentence, not four empty tables;
+    once a question is added the tables come back."""
+    from citetrace.ledger._cli import format_ledger
+
+    assert format_ledger(Ledger.open(RUN, store=store)) == (
+        f"run {RUN} has no claim ledger (it recorded no question, evidence, claim or iteration)")
+    ledger = Ledger.open(RUN, store=store)
+    ledger.add_question("Which Acme tiers include SSO?")
+    assert format_ledger(Ledger.open(RUN, store=store)).startswith(f"ledger of run {RUN}\n\nSUB-QUESTIONS\n  q1")

@@ -21,6 +21,9 @@ def _when(ts: float | None) -> str:
 
 def format_ledger(ledger: Ledger) -> str:
     """The text form of ``ledger show``: questions, evidence, claims with history, iterations."""
+    if not (ledger.questions() or ledger.evidence_records() or ledger.rejected() or ledger.claims()
+            or ledger.iterations()):  # a run that never used run.ledger: say so rather than print empty tables
+        return f"run {ledger.run_id} has no claim ledger (it recorded no question, evidence, claim or iteration)"
     out = [f"ledger of run {ledger.run_id}", "", "SUB-QUESTIONS"]
     for q in ledger.questions():
         deps = f" (depends on {', '.join(q.depends_on)})" if q.depends_on else ""
