@@ -86,17 +86,14 @@ def _negated_value(sentence: str, claim: str, page: str) -> str | None:
     that states the same values, un-negated, with the negated predicate ("Cobalt 2.8 is also affected by
     the parser flaw"): the value stands in for the subject's words. Every content word of the claim must be
     on the page, so that a claim about something else ("has a memory leak") is not read as the page's."""
-    page_stems = set(content_stems(page))
     claim_stems = set(_stems(claim))
-    if not claim_stems <= page_stems:
-        return None
-    mine = _values(claim)
     for clause in _CLAUSE.findall(sentence):
-        negated, theirs = _negated_stems(clause), _values(clause)
-        if not negated or not theirs or not set(negated[:1]) <= claim_stems:
+        negated = _negated_stems(clause)  # cheap tests first: most sentences negate nothing
+        if not negated or not set(negated[:1]) <= claim_stems:
             continue
-        if all(any(facts_equal(t, c) for c in mine) for t in theirs) and all(
-                any(facts_equal(c, t) for t in theirs) for c in mine):
+        theirs, mine = _values(clause), _values(claim)
+        if theirs and all(any(facts_equal(t, c) for c in mine) for t in theirs) and all(
+                any(facts_equal(c, t) for t in theirs) for c in mine) and claim_stems <= set(content_stems(page)):
             return str(clause).strip()
     return None
 
