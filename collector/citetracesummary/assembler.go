@@ -44,7 +44,7 @@ type holder struct {
 // heldRoot is a run root waiting for its trace's grace period; when traces are emitted, its span is moved out of
 // the batch into span (no copy) and sent on with its summary.
 type heldRoot struct {
-	view    spanView
+	view    rootView
 	spanID  [8]byte
 	traceID [16]byte
 	span    ptrace.Span
@@ -176,7 +176,8 @@ type assembler struct {
 	lim        limits
 	traces     map[[16]byte]*traceState
 	lru        *list.List // front = least recently active
-	dueQ       []dueEntry
+	dueQ       []dueEntry // from dueHead on: the traces whose root arrived, in the order they are due
+	dueHead    int
 	doneIDs    map[[16]byte]struct{}
 	doneQ      [][16]byte
 	maxDone    int
@@ -202,6 +203,14 @@ func urlCharge(urls []string) int {
 	n := len(urls) * stringCost
 	for _, u := range urls {
 		n += runes(u)
+	}
+	return n
+}
+
+func listCharge(urls strList) int {
+	n := urls.len() * stringCost
+	for i := range urls.len() {
+		n += runes(urls.at(i))
 	}
 	return n
 }
@@ -241,14 +250,14 @@ func (a *assembler) addSpan(sp *inSpan, now float64, res *added) {
 		}
 		var count, charge int
 		if isTool {
-			count = len(at.urlsReturned)
+			count = at.urlsReturned.len()
 			charge = spanCost
 			if count > 0 {
-				charge += urlCharge(at.urlsReturned)
+				charge += listCharge(at.urlsReturned)
 			}
-			if len(at.pagesReturned) > 0 {
-				count += len(at.pagesReturned)
-				charge += urlCharge(at.pagesReturned)
+			if at.pagesReturned.len() > 0 {
+				count += at.pagesReturned.len()
+				charge += listCharge(at.pagesReturned)
 			}
 			if at.hasURLFull {
 				count++
@@ -333,7 +342,7 @@ func (a *assembler) addSpan(sp *inSpan, now float64, res *added) {
 
 // takeRoot holds a run root and (re)arms its trace's grace period.
 func (a *assembler) takeRoot(state *traceState, sp *inSpan, now float64) *heldRoot {
-	root := &heldRoot{view: sp.view, spanID: sp.spanID, traceID: sp.traceID}
+	root := &heldRoot{view: newRootView(&sp.view), spanID: sp.spanID, traceID: sp.traceID}
 	state.roots = append(state.roots, root)
 	if !state.hasDue {
 		state.due, state.hasDue = now+a.lim.grace, true
@@ -359,9 +368,13 @@ func (a *assembler) popOldest(reason string) finished {
 
 // takeDue moves every trace whose grace period is over to out.
 func (a *assembler) takeDue(now float64, out *[]finished) {
-	for len(a.dueQ) > 0 && a.dueQ[0].at <= now {
-		e := a.dueQ[0]
-		a.dueQ = a.dueQ[1:]
+	for a.dueHead < len(a.dueQ) && a.dueQ[a.dueHead].at <= now {
+		e := a.dueQ[a.dueHead]
+		a.dueHead++
+		if a.dueHead > 1024 && a.dueHead*2 > len(a.dueQ) { // reuse the front instead of regrowing the slice
+			a.dueQ = a.dueQ[:copy(a.dueQ, a.dueQ[a.dueHead:])]
+			a.dueHead = 0
+		}
 		state := a.traces[e.id]
 		if state == nil {
 			continue
@@ -399,7 +412,7 @@ func (a *assembler) drain() []finished {
 		a.remove(state)
 		out = append(out, finished{state: state, evicted: names.EvictShutdown})
 	}
-	a.dueQ = nil
+	a.dueQ, a.dueHead = nil, 0
 	return out
 }
 
@@ -430,7 +443,7 @@ func finish(f finished, th *Thresholds) []finishedRun {
 	}
 	var out []finishedRun
 	for _, root := range state.roots {
-		acc := state.popRun(root.view.attrs.runID)
+		acc := state.popRun(root.view.runID)
 		if acc == nil {
 			acc = newAccumulator()
 		}

@@ -31,7 +31,8 @@ type attrs struct {
 	kind, status, operation, agent, toolName, runID, queryHash, queryText, urlFull string
 	hasRunID, hasQueryText, hasURLFull, hasURLsReturned, hasPages, hasErrorType    bool
 	hasSourcesReported, sourcesReported, hasContentReturned, contentReturned       bool
-	urlsReturned, pagesReturned, citations                                         []string
+	urlsReturned, pagesReturned                                                    strList
+	citations                                                                      []string // copied: a root is held
 	// the claim ledger's vital signs (iteration spans) and stop reason (its run's root)
 	ledger ledgerAttrs
 }
@@ -62,6 +63,19 @@ func typeMatches(v pcommon.Value, kind string) bool {
 	}
 	return true
 }
+
+// strList is a tool span's URL list read in place from pdata, valid while the span is being added (a tool span's
+// lists are read then and never kept, so they are not copied).
+type strList struct {
+	s pcommon.Slice
+	n int
+}
+
+func newStrList(v pcommon.Value) strList { s := v.Slice(); return strList{s, s.Len()} }
+
+func (l strList) len() int { return l.n }
+
+func (l strList) at(i int) string { return l.s.At(i).Str() }
 
 func strs(v pcommon.Value) []string {
 	s := v.Slice()
@@ -108,9 +122,9 @@ func readAttrs(m pcommon.Map, a *attrs) string {
 		case names.UrlFull:
 			a.urlFull, a.hasURLFull = v.Str(), true
 		case names.UrlsReturned:
-			a.urlsReturned, a.hasURLsReturned = strs(v), true
+			a.urlsReturned, a.hasURLsReturned = newStrList(v), true
 		case names.PagesReturned:
-			a.pagesReturned, a.hasPages = strs(v), true
+			a.pagesReturned, a.hasPages = newStrList(v), true
 		case names.Citations:
 			a.citations = strs(v)
 		case names.ErrorType:

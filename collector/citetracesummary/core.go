@@ -199,7 +199,7 @@ func (c *core) emit(ctx context.Context, done []finished) {
 	if len(done) == 0 {
 		return
 	}
-	var sums []Summary
+	sums := make([]Summary, 0, len(done))
 	out := ptrace.NewTraces()
 	scopes := map[*holder]ptrace.SpanSlice{}
 	for _, f := range done {

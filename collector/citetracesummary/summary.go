@@ -82,7 +82,7 @@ type accumulator struct {
 	slowestNs, firstStart, lastEnd                           int64
 	agent, runID                                             string
 	// The query keys and the URL keys (taken as each URL is added) are lists, appended to and made sets once, in
-	// finish (keyList.distinct). A map per set cost four allocations per run and more as they grew, for sets
+	// finish (keySet). A map per set cost four allocations per run and more as they grew, for sets
 	// that are only counted and probed at the end. Duplicates stay in the lists until then; they are bounded by
 	// the per-trace URL cap (every URL is counted against it, repeated or not) and the span cap.
 	queries    keyList
@@ -94,7 +94,7 @@ type accumulator struct {
 
 func newAccumulator() *accumulator { return &accumulator{} }
 
-// keyList is a set built by appending: distinct sorts it and drops the repeats, after which has can probe it.
+// keyList is a set built by appending; finish makes it a keySet.
 type keyList []string
 
 // add appends a key; the first add sizes the list for size keys (a typical run's count, so it rarely regrows).
@@ -112,19 +112,6 @@ const (
 	queriesSize = 8
 	pagesSize   = 8
 )
-
-// distinct makes the list a sorted set (in place) and returns it.
-func (l *keyList) distinct() keyList {
-	slices.Sort(*l)
-	*l = slices.Compact(*l)
-	return *l
-}
-
-// has is membership in a list distinct made.
-func (l keyList) has(key string) bool {
-	_, found := slices.BinarySearch(l, key)
-	return found
-}
 
 // add counts one tool span (the caller checked citetrace.tool.kind).
 func (acc *accumulator) add(s *spanView) {
@@ -161,12 +148,12 @@ func (acc *accumulator) add(s *spanView) {
 		if has {
 			acc.queries.add(qkey, queriesSize) // a repeat is counted in finish: queries added less distinct queries
 		}
-		for _, u := range a.urlsReturned {
-			acc.results.add(urlKey(u), resultsSize)
+		for i := range a.urlsReturned.len() {
+			acc.results.add(urlKey(a.urlsReturned.at(i)), resultsSize)
 		}
 		if a.hasPages {
-			for _, u := range a.pagesReturned {
-				k := urlKey(u)
+			for i := range a.pagesReturned.len() {
+				k := urlKey(a.pagesReturned.at(i))
 				acc.fetched.add(k, fetchedSize)
 				acc.pages.add(k, pagesSize)
 			}
@@ -176,8 +163,8 @@ func (acc *accumulator) add(s *spanView) {
 				acc.unreported = true
 			}
 			if a.hasContentReturned && a.contentReturned && a.hasURLsReturned {
-				for _, u := range a.urlsReturned {
-					acc.fetched.add(urlKey(u), fetchedSize)
+				for i := range a.urlsReturned.len() {
+					acc.fetched.add(urlKey(a.urlsReturned.at(i)), fetchedSize)
 				}
 			}
 		}
@@ -191,8 +178,8 @@ func (acc *accumulator) add(s *spanView) {
 		acc.fetched.add(urlKey(a.urlFull), fetchedSize)
 	}
 	// a fetch of several URLs in one call: each URL fetched, as url.full is
-	for _, u := range a.pagesReturned {
-		acc.fetched.add(urlKey(u), fetchedSize)
+	for i := range a.pagesReturned.len() {
+		acc.fetched.add(urlKey(a.pagesReturned.at(i)), fetchedSize)
 	}
 }
 
@@ -228,22 +215,33 @@ func distinctCitations(citations []string) []cite {
 	return cited
 }
 
-// rootView is a run root as finish reads it.
+// rootView is what finish reads of a run root. It is all a held root keeps of the span's attributes, so a
+// root waiting for its grace period holds a few words, not the whole attrs.
 type rootView struct {
-	spanView
-	traceID [16]byte
+	citations      []string
+	agent, runID   string
+	agentError     bool // the span's status is an error, or it has error.type
+	startNs, endNs uint64
+}
+
+func newRootView(s *spanView) rootView {
+	return rootView{citations: s.attrs.citations, agent: s.attrs.agent, runID: s.attrs.runID,
+		agentError: s.statusError || s.attrs.hasErrorType, startNs: s.startNs, endNs: s.endNs}
 }
 
 // finish is RunAccumulator.finish(trace_id, root=root, citations=None, ...).
-func (acc *accumulator) finish(traceID [16]byte, root *spanView, th *Thresholds, defaultAgent string) Summary {
+func (acc *accumulator) finish(traceID [16]byte, root *rootView, th *Thresholds, defaultAgent string) Summary {
 	var citations []string
 	if root != nil {
-		citations = root.attrs.citations
+		citations = root.citations
 	}
 	cited := distinctCitations(citations)
-	queries := len(acc.queries)
-	repeatQueries := queries - len(acc.queries.distinct())
-	resultKeys, fetchedKeys, pages := acc.results.distinct(), acc.fetched.distinct(), acc.pages.distinct()
+	var queries, resultKeys, fetchedKeys, pages keySet
+	queries.build(acc.queries)
+	resultKeys.build(acc.results)
+	fetchedKeys.build(acc.fetched)
+	pages.build(acc.pages)
+	repeatQueries := len(acc.queries) - queries.len()
 	uncited, unfetched := []string{}, []string{}
 	if !acc.unreported {
 		for _, c := range cited {
@@ -255,7 +253,7 @@ func (acc *accumulator) finish(traceID [16]byte, root *spanView, th *Thresholds,
 			}
 		}
 	}
-	agentError := root != nil && (root.statusError || root.attrs.hasErrorType)
+	agentError := root != nil && root.agentError
 	reasons := []string{}
 	if len(uncited) > 0 {
 		reasons = append(reasons, names.ReasonUncitedUrl)
@@ -290,7 +288,7 @@ func (acc *accumulator) finish(traceID [16]byte, root *spanView, th *Thresholds,
 	}
 	agent, runID := "", ""
 	if root != nil {
-		agent, runID = root.attrs.agent, root.attrs.runID
+		agent, runID = root.agent, root.runID
 	}
 	if agent == "" {
 		agent = acc.agent
@@ -307,9 +305,9 @@ func (acc *accumulator) finish(traceID [16]byte, root *spanView, th *Thresholds,
 	return Summary{
 		Agent: agent, RunID: runID, TraceID: hex.EncodeToString(traceID[:]),
 		Searches: acc.searches, Reads: acc.reads, RepeatQueries: repeatQueries, EmptySearches: acc.emptySearches,
-		FailedReads: acc.failedReads, RateLimited: acc.rateLimited, DistinctURLsSeen: len(resultKeys),
+		FailedReads: acc.failedReads, RateLimited: acc.rateLimited, DistinctURLsSeen: resultKeys.len(),
 		Citations: len(cited), UncitedFromRetrieval: len(uncited), CitedNotFetched: len(unfetched),
-		PagesFromSearch: len(pages),
+		PagesFromSearch: pages.len(),
 		SlowestMs:       float64(acc.slowestNs) / 1e6, TotalMs: float64(totalNs) / 1e6,
 		FailureReasons: reasons, Failed: failed, Keep: keep, UncitedURLs: uncited, UnfetchedURLs: unfetched,
 	}

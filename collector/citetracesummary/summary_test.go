@@ -34,22 +34,31 @@ func TestDistinctCitationsPastTheScan(t *testing.T) {
 	}
 }
 
-// TestKeyListIsASetOnceDistinct: repeats dropped, membership exact, the count of repeats recoverable.
-func TestKeyListIsASetOnceDistinct(t *testing.T) {
-	var l keyList
-	for _, k := range []string{"b", "a", "b", "c", "a", "b"} {
-		l.add(k, 2)
-	}
-	added := len(l)
-	set := l.distinct()
-	if fmt.Sprint(set) != "[a b c]" || added-len(set) != 3 {
-		t.Fatalf("distinct = %v (%d repeats), want [a b c] and 3", set, added-len(set))
-	}
-	if !set.has("b") || set.has("d") || set.has("") {
-		t.Fatal("membership wrong")
-	}
-	var empty keyList
-	if len(empty.distinct()) != 0 || empty.has("a") {
-		t.Fatal("an empty list is an empty set")
+// TestKeySetCountsAndProbesExactly: distinct counts and membership of keySet equal a map's, with repeats and
+// collisions, in the table (up to setSlots/2 keys) and past it (a map).
+func TestKeySetCountsAndProbesExactly(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 15, 16, 17, 100, setSlots / 2, setSlots/2 + 1, 3 * setSlots} {
+		var l keyList
+		want := map[string]bool{}
+		for i := 0; i < n; i++ {
+			k := fmt.Sprintf("site%d.example/p/%d", i%7, (i*31)%(n/2+1))
+			l.add(k, 4)
+			want[k] = true
+		}
+		var s keySet
+		s.build(l)
+		if s.len() != len(want) {
+			t.Fatalf("%d keys: %d distinct, want %d", n, s.len(), len(want))
+		}
+		for k := range want {
+			if !s.has(k) {
+				t.Fatalf("%d keys: %q missing", n, k)
+			}
+		}
+		for _, k := range []string{"", "site1.example/p/", "other.example/p/1", "site0.example/p/0x"} {
+			if s.has(k) != want[k] {
+				t.Fatalf("%d keys: has(%q) = %v", n, k, s.has(k))
+			}
+		}
 	}
 }

@@ -184,14 +184,18 @@ func urlKey(url string) string {
 // cache (a lookup in the shared cache costs more than this). ok is false for every other URL; keyOf takes those.
 // The result is keyOf's: TestPlainKeyIsKeyOf checks it on the shared URL vector.
 func plainKey(url string) (key string, ok bool) {
-	if strings.ContainsAny(url, "?#@;") { // a query, a fragment or userinfo: redaction or the query filter may act
-		return "", false
+	host, path, _, hasPath, hasQuery, fast := fastMatch(url)
+	if !fast || !hasPath || hasQuery {
+		return "", false // not the fast shape ('@' and ';', where redaction acts, are neither host nor path bytes)
 	}
-	host, path, _, hasPath, _, fast := fastMatch(url)
-	if !fast || !hasPath || host[len(host)-1] == '.' || (len(path) > 1 && path[len(path)-1] == '/') {
-		return "", false // no path ("/" is added), or a trailing dot or slash to trim
+	scheme := len("https://")
+	if url[4] == ':' {
+		scheme = len("http://")
 	}
-	return url[len(url)-len(host)-len(path):], true
+	if scheme+len(host)+len(path) != len(url) || host[len(host)-1] == '.' || (len(path) > 1 && path[len(path)-1] == '/') {
+		return "", false // a fragment follows, or a trailing dot or slash is to be trimmed
+	}
+	return url[scheme:], true
 }
 
 func keyOf(url string) string {
