@@ -184,6 +184,7 @@ type assembler struct {
 	heldSum    int
 	keepOuts   bool
 	ledgerSeen *recentIDs
+	last       *traceState // the trace the last span accepted went to (nil once it leaves the table)
 }
 
 func newAssembler(lim limits, keepOuts bool) *assembler {
@@ -237,11 +238,16 @@ func (a *assembler) addSpan(sp *inSpan, now float64, res *added) {
 			}
 			return
 		}
-		if _, done := a.doneIDs[sp.traceID]; done {
-			res.late++
-			return
+		var state *traceState
+		if a.last != nil && a.last.id == sp.traceID {
+			state = a.last // in the table, so not done: the spans of a trace mostly come together
+		} else {
+			if _, done := a.doneIDs[sp.traceID]; done {
+				res.late++
+				return
+			}
+			state = a.traces[sp.traceID]
 		}
-		state := a.traces[sp.traceID]
 		if state != nil {
 			if state.spanIDs.has(sp.spanID) {
 				state.touched = now
@@ -330,6 +336,7 @@ func (a *assembler) addSpan(sp *inSpan, now float64, res *added) {
 				res.ledger = append(res.ledger, &cp)
 			}
 		}
+		a.last = state
 		state.spanIDs.add(sp.spanID)
 		state.urls += count
 		state.held += charge
@@ -354,6 +361,9 @@ func (a *assembler) takeRoot(state *traceState, sp *inSpan, now float64) *heldRo
 }
 
 func (a *assembler) remove(state *traceState) {
+	if a.last == state {
+		a.last = nil
+	}
 	delete(a.traces, state.id)
 	a.lru.Remove(state.elem)
 	a.heldSum -= state.held

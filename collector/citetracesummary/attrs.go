@@ -3,7 +3,6 @@ package citetracesummary
 
 import (
 	"fmt"
-	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
@@ -16,14 +15,6 @@ const (
 	typeBool    = "boolean"
 	typeInt     = "integer"
 )
-
-var attributeTypes = func() map[string]string {
-	m := make(map[string]string, len(names.AttributeTypes))
-	for _, t := range names.AttributeTypes {
-		m[t.Key] = t.Type
-	}
-	return m
-}()
 
 // attrs is what the summary reads of one span; has* tells a present attribute from an absent one where the
 // Python code does.
@@ -86,68 +77,86 @@ func strs(v pcommon.Value) []string {
 	return out
 }
 
+// setters store each schema attribute (names.AttributeTypes) in attrs; the value's type is checked first.
+var setters = map[string]func(a *attrs, v pcommon.Value){
+	names.ToolKind:           func(a *attrs, v pcommon.Value) { a.kind = v.Str() },
+	names.ToolStatus:         func(a *attrs, v pcommon.Value) { a.status = v.Str() },
+	names.GenAiOperationName: func(a *attrs, v pcommon.Value) { a.operation = v.Str() },
+	names.GenAiAgentName:     func(a *attrs, v pcommon.Value) { a.agent = v.Str() },
+	names.GenAiToolName:      func(a *attrs, v pcommon.Value) { a.toolName = v.Str() },
+	names.RunId:              func(a *attrs, v pcommon.Value) { a.runID, a.hasRunID = v.Str(), true },
+	names.QueryHash:          func(a *attrs, v pcommon.Value) { a.queryHash = v.Str() },
+	names.QueryText:          func(a *attrs, v pcommon.Value) { a.queryText, a.hasQueryText = v.Str(), true },
+	names.UrlFull:            func(a *attrs, v pcommon.Value) { a.urlFull, a.hasURLFull = v.Str(), true },
+	names.UrlsReturned:       func(a *attrs, v pcommon.Value) { a.urlsReturned, a.hasURLsReturned = newStrList(v), true },
+	names.PagesReturned:      func(a *attrs, v pcommon.Value) { a.pagesReturned, a.hasPages = newStrList(v), true },
+	names.Citations:          func(a *attrs, v pcommon.Value) { a.citations = strs(v) },
+	names.ErrorType:          func(a *attrs, _ pcommon.Value) { a.hasErrorType = true },
+	names.SearchSourcesReported: func(a *attrs, v pcommon.Value) {
+		a.sourcesReported, a.hasSourcesReported = v.Bool(), true
+	},
+	names.SearchContentReturned: func(a *attrs, v pcommon.Value) {
+		a.contentReturned, a.hasContentReturned = v.Bool(), true
+	},
+	names.LedgerTrigger:         func(a *attrs, v pcommon.Value) { a.ledger.trigger, a.ledger.hasTrigger = v.Str(), true },
+	names.LedgerStopReason:      func(a *attrs, v pcommon.Value) { a.ledger.stopReason, a.ledger.hasStopReason = v.Str(), true },
+	names.LedgerUnresolved:      func(a *attrs, v pcommon.Value) { a.ledger.unresolved, a.ledger.hasUnresolved = v.Int(), true },
+	names.LedgerUnresolvedDelta: func(a *attrs, v pcommon.Value) { a.ledger.unresolvedDelta = v.Int() },
+	names.LedgerToolCalls:       func(a *attrs, v pcommon.Value) { a.ledger.toolCalls = v.Int() },
+	names.LedgerNewEvidence:     func(a *attrs, v pcommon.Value) { a.ledger.newEvidence = v.Int() },
+	names.LedgerFlips:           func(a *attrs, v pcommon.Value) { a.ledger.flips = v.Int() },
+}
+
+// schemaKey is one attribute of the schema: its key, the type its value must have, and where it goes.
+type schemaKey struct {
+	key, kind string
+	set       func(*attrs, pcommon.Value)
+}
+
+// schemaByLen holds the schema's keys by their length. A span's attributes are mostly not the schema's
+// (gen_ai.tool.type, citetrace.result.*, http.*, server.*); a key is found, or not, by its length and a
+// comparison or two with the schema's keys of that length, instead of hashing it for a map lookup and then
+// switching on it (the summary's largest cost per span after the URL keys). TestSchemaTableIsTheSchema
+// checks that every schema key has a setter and no setter is left over.
+var schemaByLen = func() [][]schemaKey {
+	var table [][]schemaKey
+	for _, t := range names.AttributeTypes {
+		for len(table) <= len(t.Key) {
+			table = append(table, nil)
+		}
+		table[len(t.Key)] = append(table[len(t.Key)], schemaKey{t.Key, t.Type, setters[t.Key]})
+	}
+	return table
+}()
+
+// schemaOf is the schema entry of the key (nil for a key outside the schema).
+func schemaOf(k string) *schemaKey {
+	if len(k) >= len(schemaByLen) {
+		return nil
+	}
+	same := schemaByLen[len(k)]
+	for i := range same {
+		if same[i].key == k {
+			return &same[i]
+		}
+	}
+	return nil
+}
+
 // readAttrs reads a span's summary attributes; a non-empty problem means a value of the wrong type (the span
 // is then left out of the summary, as citetrace serve refuses it).
 func readAttrs(m pcommon.Map, a *attrs) string {
 	problem := ""
 	m.Range(func(k string, v pcommon.Value) bool {
-		if !strings.HasPrefix(k, "citetrace.") && !strings.HasPrefix(k, "gen_ai.") && k != names.UrlFull && k != names.ErrorType {
-			return true // every key of the schema has one of these forms: most other keys cost no map lookup
-		}
-		kind, ok := attributeTypes[k]
-		if !ok {
+		entry := schemaOf(k)
+		if entry == nil {
 			return true
 		}
-		if !typeMatches(v, kind) {
-			problem = fmt.Sprintf("attribute %q must be %s %s, not %s", k, article(kind), kind, describe(v))
+		if !typeMatches(v, entry.kind) {
+			problem = fmt.Sprintf("attribute %q must be %s %s, not %s", k, article(entry.kind), entry.kind, describe(v))
 			return false
 		}
-		switch k {
-		case names.ToolKind:
-			a.kind = v.Str()
-		case names.ToolStatus:
-			a.status = v.Str()
-		case names.GenAiOperationName:
-			a.operation = v.Str()
-		case names.GenAiAgentName:
-			a.agent = v.Str()
-		case names.GenAiToolName:
-			a.toolName = v.Str()
-		case names.RunId:
-			a.runID, a.hasRunID = v.Str(), true
-		case names.QueryHash:
-			a.queryHash = v.Str()
-		case names.QueryText:
-			a.queryText, a.hasQueryText = v.Str(), true
-		case names.UrlFull:
-			a.urlFull, a.hasURLFull = v.Str(), true
-		case names.UrlsReturned:
-			a.urlsReturned, a.hasURLsReturned = newStrList(v), true
-		case names.PagesReturned:
-			a.pagesReturned, a.hasPages = newStrList(v), true
-		case names.Citations:
-			a.citations = strs(v)
-		case names.ErrorType:
-			a.hasErrorType = true
-		case names.SearchSourcesReported:
-			a.sourcesReported, a.hasSourcesReported = v.Bool(), true
-		case names.SearchContentReturned:
-			a.contentReturned, a.hasContentReturned = v.Bool(), true
-		case names.LedgerTrigger:
-			a.ledger.trigger, a.ledger.hasTrigger = v.Str(), true
-		case names.LedgerStopReason:
-			a.ledger.stopReason, a.ledger.hasStopReason = v.Str(), true
-		case names.LedgerUnresolved:
-			a.ledger.unresolved, a.ledger.hasUnresolved = v.Int(), true
-		case names.LedgerUnresolvedDelta:
-			a.ledger.unresolvedDelta = v.Int()
-		case names.LedgerToolCalls:
-			a.ledger.toolCalls = v.Int()
-		case names.LedgerNewEvidence:
-			a.ledger.newEvidence = v.Int()
-		case names.LedgerFlips:
-			a.ledger.flips = v.Int()
-		}
+		entry.set(a, v)
 		return true
 	})
 	return problem

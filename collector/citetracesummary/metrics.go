@@ -169,10 +169,16 @@ type toolCall struct {
 func (m *summaryMetrics) observeTools(calls []toolCall, at time.Time) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	var last toolLabels
+	var lastKey [2]string
 	for i := range calls {
 		c := &calls[i]
 		raw := toolLabels{c.agent, c.tool, c.kind, c.status}
-		k, ok := m.toolKeys[raw]
+		k, ok := lastKey, i > 0 && raw == last // a run's calls of one tool come together: no lookup for those
+		if !ok {
+			k, ok = m.toolKeys[raw]
+		}
+		last = raw
 		if !ok {
 			agent := m.agentLabel(c.agent)
 			tool := names.AgentUnknown
@@ -189,6 +195,7 @@ func (m *summaryMetrics) observeTools(calls []toolCall, at time.Time) {
 			k = [2]string{agent + labelSep + tool + labelSep + c.kind + labelSep + status, agent + labelSep + tool + labelSep + c.kind}
 			m.toolKeys[raw] = k
 		}
+		lastKey = k
 		m.tools.inc(k[0], 1)
 		m.toolSeconds.observe(k[1], c.seconds, &c.traceID, at)
 	}
