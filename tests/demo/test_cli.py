@@ -83,6 +83,7 @@ def test_check_fails_when_no_summary_is_recorded(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "no summary was recorded" in done.stdout and "(not traced)" in done.stdout
     assert "report cites 2" in done.stdout
+    assert "nothing was recorded" in done.stdout and "recorded in" not in done.stdout  # it said "1 run(s) recorded"
 
 
 def test_busy_metrics_port_is_a_clear_error(tmp_path: Path) -> None:

@@ -220,7 +220,10 @@ def demo_command(args: argparse.Namespace) -> int:
               "the runs were not all recorded", file=sys.stderr, flush=True)
         return 1
     if not args.json:
-        if uri.startswith("memory:"):
+        if store is None:  # OTEL_SDK_DISABLED: the agent ran untraced, so there is nothing to see again
+            print(f"{printed} run(s) done; citetrace is disabled ({names.ENV_OTEL_SDK_DISABLED}), so nothing was "
+                  "recorded.")
+        elif uri.startswith("memory:"):
             print(f"{printed} run(s) done; the store was not kept (use --store sqlite:///PATH to keep runs).")
         else:
             print(f"{printed} run(s) recorded in {uri}. See them again with `citetrace runs` and "
