@@ -23,7 +23,10 @@ from typing import Any, Mapping
 
 from citetrace._urlfind import AUTOLINK, MARKDOWN_LINK, first_url
 
-__all__ = ["line_spans", "entry_url", "references", "url_map_of"]
+__all__ = ["FENCE", "fenced_lines", "line_spans", "entry_url", "references", "url_map_of"]
+
+FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+"""A line opening or closing a fenced code block; what is inside is code, not prose or citations."""
 
 _REF_DEF = re.compile(r"^\s{0,3}(?:[-*]\s+)?\[(\^?)([^\]\s]{1,32})\]:?\s+(.*)$")
 _NUMBERED = re.compile(r"^\s{0,3}(\d{1,4})[.)]\s+(.*)$")
@@ -33,6 +36,19 @@ _REF_HEADING = re.compile(
     r"\s*:?\s*(\*\*)?\s*$",
     re.IGNORECASE,
 )
+
+
+def fenced_lines(text: str) -> frozenset[int]:
+    """Indexes of the lines of fenced code blocks, the fences included (an unclosed fence runs to the end)."""
+    out: set[int] = set()
+    inside = False
+    for i, (start, end) in enumerate(line_spans(text)):
+        if FENCE.match(text[start:end]):
+            inside = not inside
+            out.add(i)
+        elif inside:
+            out.add(i)
+    return frozenset(out)
 
 
 def line_spans(text: str) -> list[tuple[int, int]]:

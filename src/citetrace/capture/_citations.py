@@ -3,7 +3,8 @@
 Inline markers (``[3]``, ``[^3]``, storm's ``[2][5]``) resolve through the reference list, which
 ``citetrace._reflist`` reads exactly as eval does (same-line and next-line ``URL:`` entries, numbered and APA
 lists under a heading), or through a run's URL map; markdown links (gpt-researcher's ``([Author, 2024](url))``
-included) and bare URLs count where they appear. A reference-list entry nobody points at still counts (it is
+included: their target, not a URL in their display text) and bare URLs count where they appear; fenced code
+blocks cite nothing (as in eval's parser, so the summary's citations are the URLs eval pairs). A reference-list entry nobody points at still counts (it is
 listed as a source), after the cited ones. The full claim/citation parser lives in ``citetrace.eval``; this
 one only needs URLs.
 """
@@ -13,8 +14,8 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
-from citetrace._reflist import line_spans, references
-from citetrace._urlfind import URL_PATTERN
+from citetrace._reflist import fenced_lines, line_spans, references
+from citetrace._urlfind import MARKDOWN_LINK, URL_PATTERN
 from citetrace._urls import find_urls, url_key
 
 __all__ = ["cited_urls"]
@@ -28,7 +29,10 @@ def cited_urls(text: str, url_map: Mapping[str, str] | None = None) -> list[str]
     ``url_map`` (marker number -> URL) resolves bare ``[n]`` markers that the text lists no entry for.
     """
     refs, skip = references(text, url_map)
-    body = "\n".join(text[s:e] for i, (s, e) in enumerate(line_spans(text)) if i not in skip)
+    code = fenced_lines(text)
+    body = "\n".join(text[s:e] for i, (s, e) in enumerate(line_spans(text)) if i not in skip and i not in code)
+    # a markdown link cites its target, never a URL in its display text (eval's parser reads it the same way)
+    body = MARKDOWN_LINK.sub(lambda m: f" {m.group(2)} ", body)
     ordered: list[str] = []
     for match in _MARKER.finditer(body):
         if match.group(1) is not None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterator
 
-from citetrace._reflist import line_spans
+from citetrace._reflist import FENCE, line_spans
 
 __all__ = ["Block", "iter_blocks", "sentence_spans", "line_spans"]
 
@@ -22,7 +22,7 @@ _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+")
 _BULLET = re.compile(r"^(\s*)(?:[-*+]|\d{1,3}[.)])\s+")
 _TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _RULE = re.compile(r"^\s{0,3}([-*_=])(\s*\1){2,}\s*$")
-_FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+_FENCE = FENCE
 _QUOTE = re.compile(r"^\s{0,3}(>\s?)+")
 
 
