@@ -63,6 +63,8 @@ class LocalServer:
 
     def __init__(self) -> None:
         self.routes: dict[str, tuple[int, str, str]] = {}
+        self.sequences: dict[str, list[tuple[int, str, str]]] = {}
+        """Answers given once each, in order, before ``routes`` (a 429 then the page: a retry that recovers)."""
         self.requests: list[tuple[str, str, bytes]] = []
         server = self
 
@@ -92,7 +94,10 @@ class LocalServer:
         self.thread.start()
 
     def route(self, path: str) -> tuple[int, str, str]:
-        """The longest route prefix matching ``path`` (404 when none)."""
+        """The next queued answer for exactly ``path``, else the longest route prefix matching it (404 when none)."""
+        queued = self.sequences.get(path)
+        if queued:
+            return queued.pop(0)
         best = max((p for p in self.routes if path.startswith(p)), key=len, default=None)
         return self.routes[best] if best is not None else (404, "not found", "text/plain")
 

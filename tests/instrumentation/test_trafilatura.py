@@ -95,3 +95,16 @@ def test_not_recording(instrumented: CiteTraceInstrumentor, server: LocalServer,
     with not_recording() as exporter:
         assert trafilatura.fetch_url(f"{server.base}/page", config=config) == PAGE
     assert exporter.get_finished_spans() == ()
+
+
+def test_fetch_url_that_recovers_from_a_429_is_ok(instrumented: CiteTraceInstrumentor, cap: Captured,
+                                                  server: LocalServer, config: ConfigParser) -> None:
+    """trafilatura's own retry strategy (429 is in its status_forcelist) gets the page after one 429: the call
+    returned the page, so it is an ok read with HTTP 200, not rate_limited (the 429 was met and recovered)."""
+    config.set("DEFAULT", "MAX_REDIRECTS", "2")  # trafilatura's default: two retries
+    server.sequences["/flaky"] = [(429, "slow down", "text/plain")]
+    server.routes["/flaky"] = (200, PAGE, "text/html")
+    assert trafilatura.fetch_url(f"{server.base}/flaky", config=config) == PAGE
+    assert [p for _m, p, _b in server.requests] == ["/flaky", "/flaky"]
+    attrs = one_tool_span(cap)
+    assert (attrs[names.TOOL_STATUS], attrs[names.HTTP_RESPONSE_STATUS_CODE]) == (names.STATUS_OK, 200)

@@ -18,6 +18,7 @@ __all__ = [
     "rate_limited",
     "markdown_links",
     "probe_classify",
+    "unrecovered_429",
     "first_url",
     "items_attr",
     "join_texts",
@@ -79,16 +80,23 @@ def no_results_exception(*messages: str) -> Callable[[BaseException], str | None
     return hook
 
 
+def unrecovered_429(result: Any) -> bool:
+    """The call met a 429 and did not get past it: its last HTTP status is the 429, or it gave nothing back.
+    A 429 that a retry (urllib3's ``Retry``, trafilatura's own strategy) or another backend (ddgs) got past
+    is not the call's outcome: the call returned what it came for."""
+    return _probe.saw(429) and (_probe.last_status() == 429 or not result)
+
+
 def probe_classify(result: Any) -> str | None:
-    """``rate_limited`` when the probe saw a 429 during the call, else the default classification."""
-    return names.STATUS_RATE_LIMITED if _probe.saw(429) else None
+    """``rate_limited`` when the call met a 429 it did not recover from, else the default classification."""
+    return names.STATUS_RATE_LIMITED if unrecovered_429(result) else None
 
 
 def swallowed_failure(result: Any) -> str | None:
     """A ``classify`` hook for retrievers that catch their failures and return nothing: ``rate_limited`` when
-    the probe saw a 429, ``error`` when it saw another 4xx/5xx and nothing came back, else the default
-    (``empty`` for no results)."""
-    if _probe.saw(429):
+    the call met a 429 it did not recover from, ``error`` when it saw another 4xx/5xx and nothing came back,
+    else the default (``empty`` for no results)."""
+    if unrecovered_429(result):
         return names.STATUS_RATE_LIMITED
     if not result and _probe.saw_failure():
         return names.STATUS_ERROR

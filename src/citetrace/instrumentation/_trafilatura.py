@@ -19,12 +19,14 @@ __all__ = ["ROWS"]
 
 
 def _fetch_status(result: Any) -> str | None:
-    if _probe.saw(429):
-        return names.STATUS_RATE_LIMITED
+    last = _probe.last_status()
     if result is None:
         # None after a 200 means the page was fetched but too small or unsuitable: an empty read.
-        return names.STATUS_EMPTY if _probe.last_status() == 200 else names.STATUS_ERROR
-    return None
+        if last == 200:
+            return names.STATUS_EMPTY
+        return names.STATUS_RATE_LIMITED if _probe.saw(429) else names.STATUS_ERROR
+    # a page came back: a 429 its retry strategy got past (429 is in its status_forcelist) is not the outcome
+    return names.STATUS_RATE_LIMITED if last == 429 else None
 
 
 def _response_status(args: tuple[Any, ...], kwargs: dict[str, Any], result: Any) -> Any:
