@@ -17,6 +17,7 @@ __all__ = [
     "exception_chain",
     "rate_limited",
     "markdown_links",
+    "kept_failure",
     "probe_classify",
     "unrecovered_429",
     "first_url",
@@ -85,6 +86,16 @@ def unrecovered_429(result: Any) -> bool:
     A 429 that a retry (urllib3's ``Retry``, trafilatura's own strategy) or another backend (ddgs) got past
     is not the call's outcome: the call returned what it came for."""
     return _probe.saw(429) and (_probe.last_status() == 429 or not result)
+
+
+def kept_failure(result: Any) -> str | None:
+    """For the user's own functions (``CITETRACE_TOOLS``), which may keep a failure instead of raising (a
+    search returning ``[]`` on a 429, a fetch returning a 404 page's text): ``rate_limited`` or ``error``
+    when the call's last HTTP status is a 429 or another 4xx/5xx, else the default classification."""
+    last = _probe.last_status()
+    if last is None or last < 400:
+        return None
+    return names.STATUS_RATE_LIMITED if last == 429 else names.STATUS_ERROR
 
 
 def probe_classify(result: Any) -> str | None:

@@ -14,7 +14,7 @@ import sys
 
 from citetrace import names
 from citetrace.capture import ToolSpec
-from citetrace.instrumentation import _instance
+from citetrace.instrumentation import _instance, _shapes
 from citetrace.instrumentation._patcher import warn_once
 from citetrace.instrumentation._table_types import Patch
 
@@ -41,9 +41,9 @@ def _problem(entry: str) -> str | Patch:
         return f"{target!r} is not 'function' or 'Class.method'"
     if "." in target:  # a method: the query or URL may live on the instance (``self.query``, see _instance)
         spec = ToolSpec(target, kind, query_from=_instance.QUERY_FROM_INSTANCE, url_from=_instance.URL_FROM_INSTANCE,
-                        skip_self=True)
+                        skip_self=True, classify=_shapes.kept_failure)
         return Patch("", module, target, spec, is_async=None, pass_instance=True)
-    return Patch("", module, target, ToolSpec(target, kind), is_async=None)
+    return Patch("", module, target, ToolSpec(target, kind, classify=_shapes.kept_failure), is_async=None)
 
 
 def parse_tools(raw: str | None) -> list[Patch]:

@@ -1,0 +1,102 @@
+"""CITETRACE_TOOLS functions that keep an HTTP failure instead of raising (a search returning ``[]`` on a 429,
+a fetch returning a 404 page's text): the status probes see the call's last HTTP status, so the span says
+``rate_limited`` or ``error`` with that status, as the library rows do, not a false ``empty`` or ``ok``.
+Real ``requests`` and ``httpx`` against a server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import sys
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from citetrace import names
+from citetrace.instrumentation import CiteTraceInstrumentor
+from citetrace.testing import Captured
+
+from ._net import LocalServer
+from .conftest import one_tool_span
+
+SOURCE = '''
+import httpx, requests
+
+def search(query, base):
+    r = requests.get(base + "/search", params={"q": query})
+    return r.json()["results"] if r.ok else []
+
+def fetch(url):
+    return requests.get(url).text
+
+def fetch_httpx(url):
+    return httpx.get(url, follow_redirects=True).text
+'''
+PAGE = "A long page about solar capacity that is certainly a real read. " * 10
+ERROR_PAGE = "<html><body>" + "Sorry, this page does not exist. " * 20 + "</body></html>"
+_counter = itertools.count()
+
+
+@pytest.fixture
+def tools(tmp_path: Path) -> Iterator[str]:
+    """A fresh importable module of the user's tools."""
+    name = f"user_status_{next(_counter)}"
+    (tmp_path / f"{name}.py").write_text(SOURCE)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        yield name
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop(name, None)
+
+
+@pytest.fixture
+def instrumentor() -> Iterator[CiteTraceInstrumentor]:
+    """The instrumentor with the library rows (so the requests and httpx probes are on), undone after."""
+    inst = CiteTraceInstrumentor()
+    try:
+        yield inst
+    finally:
+        inst.uninstrument()
+
+
+def _instrument(inst: CiteTraceInstrumentor, mod: str) -> object:
+    inst.instrument(tools=f"{mod}:search=search,{mod}:fetch=fetch,{mod}:fetch_httpx=fetch")
+    return importlib.import_module(mod)
+
+
+@pytest.mark.parametrize(("status", "expected"), [(429, names.STATUS_RATE_LIMITED), (503, names.STATUS_ERROR)])
+def test_search_that_swallows_a_failure(tools: str, instrumentor: CiteTraceInstrumentor, cap: Captured,
+                                        server: LocalServer, status: int, expected: str) -> None:
+    """A search returning [] after a 429 is rate_limited, after a 503 an error, each with the status."""
+    server.routes["/search"] = (status, '{"error": "busy"}', "application/json")
+    mod = _instrument(instrumentor, tools)
+    assert mod.search("q", server.base) == []  # type: ignore[attr-defined]
+    attrs = one_tool_span(cap)
+    assert (attrs[names.TOOL_STATUS], attrs[names.HTTP_RESPONSE_STATUS_CODE]) == (expected, status)
+
+
+def test_fetch_that_keeps_an_error_page(tools: str, instrumentor: CiteTraceInstrumentor, cap: Captured,
+                                        server: LocalServer) -> None:
+    """A 404 page returned as text is an error read with HTTP 404, not an ok read of the error page; with
+    httpx too."""
+    server.routes["/gone"] = (404, ERROR_PAGE, "text/html")
+    mod = _instrument(instrumentor, tools)
+    for fn in (mod.fetch, mod.fetch_httpx):  # type: ignore[attr-defined]
+        cap.clear()
+        assert fn(f"{server.base}/gone") == ERROR_PAGE
+        attrs = one_tool_span(cap)
+        assert (attrs[names.TOOL_STATUS], attrs[names.HTTP_RESPONSE_STATUS_CODE]) == (names.STATUS_ERROR, 404)
+
+
+def test_good_calls_stay_ok(tools: str, instrumentor: CiteTraceInstrumentor, cap: Captured,
+                            server: LocalServer) -> None:
+    """A search with results and a page read are ok with their 200: the probe only speaks for failures."""
+    server.routes["/search"] = (200, '{"results": [{"url": "https://r.example/1"}]}', "application/json")
+    server.routes["/page"] = (200, PAGE, "text/html")
+    mod = _instrument(instrumentor, tools)
+    mod.search("q", server.base)  # type: ignore[attr-defined]
+    mod.fetch(f"{server.base}/page")  # type: ignore[attr-defined]
+    got = [(s.attributes or {}).get(names.TOOL_STATUS) for s in cap.tool_spans()]
+    assert got == [names.STATUS_OK, names.STATUS_OK]
