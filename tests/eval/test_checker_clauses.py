@@ -60,6 +60,7 @@ def test_contradictions_in_these_shapes(claim: str, page: str) -> None:
     ("The council approved a new library for 2026.", POOL),
     ("Cobalt 2.8 has a memory leak.", NOTICE),
     ("Cobalt 3.0 is affected by the parser flaw.", NOTICE),
+    ("Version 2.8 is supported on Linux.", "Cobalt runs on Linux and Windows. Version 2.8 is not supported on Windows."),
     ("The Nimbus 15 has three USB-C ports.", PORTS),
     ("The 5.1 branch reaches end of life in June 2026.", BRANCHES),
     ("The warmest day, 31.2 °C, was recorded at Kelby on 18 July.", WEATHER),
@@ -162,4 +163,17 @@ def test_flat_a_second_place_and_a_part_of_a_total(claim: str, page: str) -> Non
 ])
 def test_their_right_readings_are_not_contradicted(claim: str, page: str) -> None:
     """The same facts said rightly: never CONTRADICTED."""
+    assert judge(claim, page) != CONTRADICTED
+
+
+@pytest.mark.parametrize("claim, page", [
+    ("Revenue was $5 million in 2023, before Ana Ruiz took over.",
+     "Revenue was $5 million in 2023; in 2024, under new chief executive Ana Ruiz, it rose to $7 million."),
+    ("The harvest was the earliest on record.", "The second harvest came in October; the first was the earliest "
+     "on record."),
+    ("The orchard's harvest began in August.", "The orchard's second harvest began in August."),
+])
+def test_a_name_in_another_role_and_a_noun_ending_in_est(claim: str, page: str) -> None:
+    """A name the claim gives in another role (no other name holds its values' clause), and a noun that
+    merely ends in "est" ("harvest"), raise no contradiction."""
     assert judge(claim, page) != CONTRADICTED

@@ -12,8 +12,8 @@ claim is about:
   under-18s".
 - **clause value**: the claim binds values the sentence gives in two clauses ("the 16 GB model costs $999"
   against "starts at $999 with 8 GB; our unit, with 16 GB and 1 TB, costs $1,399").
-- **clause name**: the claim's values all sit in one clause, a name the claim gives them is absent there,
-  and another clause names it with another value of the same kind: "34.1 °C was recorded at Braemore"
+- **clause name**: the claim's values all sit in one clause, which names someone the claim does not, a name
+  the claim gives them is absent there, and another clause names it with another value of the same kind: "34.1 °C was recorded at Braemore"
   against the sentence above (Braemore's clause gives −14.2 °C).
 
 Both abstain where either side is negated near the words they read, so that a paraphrase stays PARTIAL.
@@ -79,6 +79,10 @@ def clause_name_conflict(claim: str, claim_facts: Sequence[Fact], sentence: str,
     if len(holding) != 1:
         return None
     home = clauses[holding[0]].lower()
+    claim_lower = claim.lower()
+    if not any(m.start() and re.sub(r"['’]s$", "", m.group(0)).lower() not in claim_lower
+               for m in _NAME.finditer(clauses[holding[0]])):
+        return None  # no other name holds the values' clause: the claim's name may be in another role
     for m in _NAME.finditer(claim):
         name = re.sub(r"['’]s$", "", m.group(0))
         if not m.start() or name.lower() in home or not is_name(name, sentence):

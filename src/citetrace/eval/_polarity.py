@@ -18,8 +18,9 @@ two sides share most of their words, so that a paraphrase stays PARTIAL:
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
-from citetrace.eval._align import content_stems
+from citetrace.eval._align import content_stems, stem
 from citetrace.eval._facts import Fact, extract_facts, facts_equal
 
 __all__ = ["polarity_conflict", "is_name"]
@@ -81,6 +82,14 @@ def _values(text: str) -> list[Fact]:
     return [f for f in extract_facts(text) if f.kind not in ("label", "quote")]
 
 
+@lru_cache(maxsize=1)
+def _span_words() -> frozenset[str]:
+    """Words that only say which values a clause is about ("Versions 3.1 and earlier"); stemmed on first use
+    (the stemmer is the [eval] extra: importing citetrace.eval must not need it)."""
+    return frozenset(stem(w) for w in "version versions release releases earlier later older newer prior "
+                     "previous below above".split())
+
+
 def _negated_value(sentence: str, claim: str, page: str) -> str | None:
     """A clause whose subject is a value ("Versions 2.8 and earlier are not affected") against a claim
     that states the same values, un-negated, with the negated predicate ("Cobalt 2.8 is also affected by
@@ -89,8 +98,8 @@ def _negated_value(sentence: str, claim: str, page: str) -> str | None:
     claim_stems = set(_stems(claim))
     for clause in _CLAUSE.findall(sentence):
         negated = _negated_stems(clause)  # cheap tests first: most sentences negate nothing
-        if not negated or not set(negated[:1]) <= claim_stems:
-            continue
+        if not negated or not set(_stems(clause)) - _span_words() <= claim_stems:
+            continue  # every word of the negated clause but the values' own ("versions ... and earlier")
         theirs, mine = _values(clause), _values(claim)
         if theirs and all(any(facts_equal(t, c) for c in mine) for t in theirs) and all(
                 any(facts_equal(c, t) for t in theirs) for c in mine) and claim_stems <= set(content_stems(page)):

@@ -167,6 +167,9 @@ def _ended(claim: str, sentence: str) -> str | None:
     return None
 
 
+_NOT_SUPERLATIVE = frozenset("harvest interest forest request contest protest conquest arrest inquest bequest "
+                             "manifest digest honest modest earnest suggest".split())
+"""Words that merely end in "est": "the second harvest" ranks nothing."""
 _RANK = re.compile(r"\bthe\s+(?:(second|third|fourth|fifth)[- ]?)?([a-z]{3,}est)\b", re.I)
 
 
@@ -176,6 +179,8 @@ def _rank(claim: str, sentence: str) -> str | None:
     def ranks(text: str) -> dict[str, set[str]]:
         out: dict[str, set[str]] = {}
         for m in _RANK.finditer(text):
+            if m.group(2).lower() in _NOT_SUPERLATIVE:
+                continue
             out.setdefault(m.group(2).lower(), set()).add((m.group(1) or "first").lower())
         return out
 
