@@ -243,10 +243,13 @@ def _cmd_gate(args: argparse.Namespace) -> int:
     _publish(args, [ev], result.failures)
     if args.json:
         print(json.dumps({"passed": result.passed, "failures": [{"reason": r, "message": m} for r, m in
-                                                                 result.failures], "evaluation": ev.as_dict()}, indent=2))
+                                                                 result.failures], "notes": result.notes,
+                          "evaluation": ev.as_dict()}, indent=2))
     else:
         for _, message in result.failures:
             print(f"FAIL {message}")
+        for note in result.notes:
+            print(f"note: {note}")
         print(f"gate {'passed' if result.passed else 'failed'} for run {ev.run_id}"
               f"{'' if baseline else ' (no baseline: hard rules only)'}")
     return 0 if result.passed else 1

@@ -24,6 +24,7 @@ from typing import Any, Sequence
 from citetrace import names
 from citetrace._jsonfile import read_json
 from citetrace._redact import redact_report, redact_url
+from citetrace.capture import cited_urls
 from citetrace.eval._evaluate import RunEvaluation
 from citetrace.eval._rates import RATE_NAMES
 
@@ -106,6 +107,8 @@ class GateResult:
     """Whether the run passes, and every failure as (reason, message)."""
 
     failures: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """What the gate could not check and why (printed as ``note:`` lines; never a failure)."""
 
     @property
     def passed(self) -> bool:
@@ -125,6 +128,15 @@ def _uncited_urls(ev: RunEvaluation) -> list[str]:
         if p.returned_by_search is False and p.pair.url and redact_url(p.pair.url) not in out:
             out.append(redact_url(p.pair.url))
     return out
+
+
+def _citations_outside_text(ev: RunEvaluation) -> int:
+    """How many of the run's citations (its summary's count, which includes the model's own citations the
+    provider rows add) the report's text does not carry; 0 without a stored summary."""
+    counted = (ev.run_summary or {}).get("citations")
+    if not isinstance(counted, int) or isinstance(counted, bool):
+        return 0
+    return max(0, counted - len(cited_urls(ev.report.text)))  # the summary's own reading of the text
 
 
 def _read_outcomes(ev: RunEvaluation) -> dict[str, str]:
@@ -163,7 +175,12 @@ def gate(ev: RunEvaluation, baseline: dict[str, Any] | None = None,
                                     f"(uncited_url; --allow-uncited to accept): {url}"))
     if names.GATE_NO_CITATIONS in active:
         coverage = ev.rates["citation_coverage"]
-        if coverage.denominator and coverage.numerator == 0:
+        outside = _citations_outside_text(ev)
+        if coverage.denominator and coverage.numerator == 0 and outside:
+            result.notes.append(f"run {ev.run_id} cites {outside} source(s) outside its text (citations the model "
+                                "attached, such as a provider's annotations): eval cannot pair them with claims, so "
+                                "no_citations does not apply and citation_coverage counts only citations in the text")
+        elif coverage.denominator and coverage.numerator == 0:
             result.failures.append((names.GATE_NO_CITATIONS, f"the report of run {ev.run_id} has "
                                     f"{coverage.denominator} claims that need citations and carries none"))
     if names.GATE_UNCITED_CLAIM in active:
