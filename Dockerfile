@@ -1,5 +1,5 @@
 # citetrace image. Default command: `citetrace serve` (the summarizer behind the OpenTelemetry Collector).
-# The same image runs the demo agents: `docker compose` starts it as `citetrace demo --loop ...`.
+# The same image runs the demo agents (`citetrace demo --loop ...`) and the run browser (`citetrace ui`).
 # The service binds 127.0.0.1 unless CITETRACE_SERVE_HOST says otherwise; docker-compose.yml sets 0.0.0.0
 # inside the container and publishes the ports on 127.0.0.1 of the host only.
 FROM python:3.11-slim-bookworm
@@ -12,7 +12,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 WORKDIR /src
 COPY pyproject.toml README.md hatch_build.py ./
 COPY src ./src
-RUN pip install ".[serve,demo]" \
+RUN pip install ".[serve,demo,view]" \
     && useradd --create-home --uid 10001 citetrace \
     && mkdir -p /data \
     && chown citetrace /data

@@ -225,6 +225,24 @@ def test_demo_command_flags_exist_in_the_cli() -> None:
     assert args.loop and args.no_metrics and args.otlp_endpoint == "http://otel-collector:4318"
 
 
+def test_run_browser_serves_the_demo_store_where_grafana_links() -> None:
+    """`run-browser` runs the real `citetrace ui` on the demo agent's store, published on 127.0.0.1 at the port
+    the dashboards' "Run browser" link and the exemplar link open, from an image that installs [view]."""
+    from citetrace._dashboards._datasources import RUN_BROWSER_URL
+    from citetrace.cli import build_parser
+
+    services = _services()
+    browser, demo = services["run-browser"], services["demo-agent"]
+    args = build_parser().parse_args(browser["command"])
+    assert args.command == "ui" and args.host == "0.0.0.0" and args.review_queue is None  # read-only
+    demo_args = build_parser().parse_args(demo["command"])
+    assert args.store == demo_args.store and browser["volumes"] == demo["volumes"]
+    assert browser["image"] == demo["image"] and str(args.port) in browser["healthcheck"]["test"][-1]
+    assert f"127.0.0.1:{urlsplit(RUN_BROWSER_URL).port}:{args.port}" in browser["ports"]
+    installed = re.search(r'pip install "\.\[([a-z,]+)\]"', (ROOT / "Dockerfile").read_text())
+    assert installed and "view" in installed.group(1).split(",")
+
+
 @pytest.mark.parametrize("service", ["citetrace-serve", "demo-agent"])
 def test_dockerfile_builds_the_citetrace_cli(service: str) -> None:
     """The Dockerfile installs the package and its entrypoint is the citetrace CLI (serve by default)."""
