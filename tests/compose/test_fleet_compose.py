@@ -84,6 +84,24 @@ def test_agents_export_to_the_gateway_and_write_one_postgresql_store() -> None:
     assert len(stores) == 1 and _reaches(stores.pop().split("/", 1)[0])
 
 
+def test_run_browser_reads_the_fleet_store_where_grafana_links() -> None:
+    """`run-browser` runs the real `citetrace ui` (read-only) on the agents' one PostgreSQL store, published on
+    127.0.0.1 at the port the dashboards' "Run browser" and exemplar links open."""
+    from urllib.parse import urlsplit
+
+    from citetrace._dashboards._datasources import RUN_BROWSER_URL
+    from citetrace.cli import build_parser
+
+    services = _services()
+    browser = services["run-browser"]
+    args = build_parser().parse_args(browser["command"])
+    assert args.command == "ui" and args.host == "0.0.0.0" and args.review_queue is None and args.store is None
+    assert browser["environment"][names.ENV_STORE] == services["demo-agent-a"]["environment"][names.ENV_STORE]
+    assert browser["depends_on"]["postgres"]["condition"] == "service_healthy"
+    assert browser["image"] == services["demo-agent-a"]["image"]
+    assert f"127.0.0.1:{urlsplit(RUN_BROWSER_URL).port}:{args.port}" in browser["ports"]
+
+
 def test_gateway_routes_to_every_tier2_collector_running_the_connector() -> None:
     """The gateway's tier-2 list is exactly the services that mount the connector's config, on their OTLP port."""
     services = _services()
