@@ -1,4 +1,4 @@
-"""The commands read a PostgreSQL run store: `runs`, `show`, `eval`, `gate`, `view` and `ledger show`, through the
+"""The commands read a PostgreSQL run store: `runs`, `show`, `eval`, `gate`, `view`, `ledger show` and `ui`, through the
 real entry point, against the real server of tests/_pgserver.py."""
 
 from __future__ import annotations
@@ -90,3 +90,31 @@ def test_ledger_reopened_from_a_fresh_connection_and_the_cli(pg_uri: str) -> Non
     out = _citetrace("ledger", "show", run_id, "--store", pg_uri, "--json")
     assert out.returncode == 0, out.stderr
     assert "SSO is on the Business tier." in out.stdout
+
+
+def test_the_run_browser_reads_it(pg_uri: str) -> None:
+    """`citetrace ui` (the compose files' run-browser service) lists and opens runs of a PostgreSQL store."""
+    import re
+    import signal
+    import urllib.request
+
+    store = open_store(pg_uri)
+    with capture_spans(store=store):
+        with research_run("How big is solar?", agent="browser-scout") as run:
+            _fetch("https://a.example/1")
+            run.record_answer("Big [1].\n\n[1] https://a.example/1")
+    store.close()
+    proc = subprocess.Popen([sys.executable, "-m", "citetrace", "ui", "--store", pg_uri, "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        found = re.search(r"http://127\.0\.0\.1:\d+/", line)
+        assert found, line
+        with urllib.request.urlopen(found.group(0), timeout=10) as listing:
+            assert run.id in listing.read().decode()
+        with urllib.request.urlopen(f"{found.group(0)}runs/{run.trace_id}", timeout=10) as page:
+            assert page.status == 200 and "https://a.example/1" in page.read().decode()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
