@@ -37,6 +37,8 @@ def test_a_model_number_is_part_of_the_name() -> None:
     assert kinds("Groups funded in Round 3 can apply.") == [("label", ("round", "3"))]
     assert kinds("It was listed at Grade II in 1951.") == [("label", ("grade", "2")), ("date", (1951, None, None))]
     assert kinds("About 40 firms and Some 300 jobs.") == [("number", 40.0), ("number", 300.0)]
+    assert kinds("Phase 2 trials enrolled 300 patients.") == [("label", ("phase", "2")), ("number", 300.0)]
+    assert kinds("These 12 sites open at 10:00.") == [("number", 12.0), ("time", 600)]
 
 
 def test_a_change_on_a_year_earlier_is_no_point_of_comparison() -> None:
@@ -108,3 +110,17 @@ def test_false_flags_of_held_out_two_shapes(claim: str, page: str) -> None:
 def test_the_same_shapes_with_another_value_still_contradict(claim: str, page: str) -> None:
     """Another level, another current share, another screen size, another delay: CONTRADICTED."""
     assert judge(claim, page) == CONTRADICTED
+
+
+@pytest.mark.parametrize("claim, page", [
+    ("Phase 2 trials enrolled 300 patients.",
+     "The Phase 2 trial enrolled 300 patients across 12 sites; Phase 3 will enrol 1,200."),
+    ("All 30 schools took part.", "All 30 schools took part, and 12 of the 30 reported higher attendance."),
+    ("The firm still employed 40 people in 2023.", "The firm employed 40 people until 2024, when it closed."),
+    ("Rainfall was 20 % above average in June, a wet month.",
+     "June was wet, with rainfall 20 % above average, though July was dry."),
+])
+def test_probes_of_the_new_rules_that_must_stay_uncontradicted(claim: str, page: str) -> None:
+    """A claim opening with a model's name, "all 30" where the page says so too, "still" before the year a
+    state ended, and "was" read as a list's head noun ("June was ..., July was ..."): never CONTRADICTED."""
+    assert judge(claim, page) != CONTRADICTED

@@ -282,6 +282,7 @@ def _unexplained_rival(fact: Fact, sentence: _Sentence, claim_facts: Sequence[Fa
                    for o in sentence.facts)
     return any(comparable(fact, o) and not any(_explains(c, o) for c in claim_facts)
                and not (fact.kind == "date" and dates_compatible(fact, o)) and not _baseline_date(o, sentence)
+               and not _before_until(fact, o, sentence.text)
                and {fact.step, o.step} != {"change", "level"} and not (fact.step == "change" and o.baseline)
                and (len(fact.context & o.context) >= 2 if same_slot else _version_rival(fact, o))
                for o in sentence.facts)
@@ -302,6 +303,17 @@ def _baseline_date(date: Fact, sentence: _Sentence) -> bool:
     sentence is about: it is no rival of the claim's own period."""
     return date.kind in ("date", "period") and (paren_comparison(sentence.text, date.start) or any(
         f.baseline and 0 <= date.start - f.end <= 25 for f in sentence.facts))
+
+
+_UNTIL = re.compile(r"\b(?:until|till|through|up to)\s+(?:the\s+end\s+of\s+)?$", re.I)
+
+
+def _before_until(fact: Fact, other: Fact, text: str) -> bool:
+    """A year before the one something lasted "until" ("employed 40 people until 2024") is inside that
+    span: "still employed 40 people in 2023" is no rival of it (a claim's own "until 1 January 2025" is)."""
+    return fact.kind == other.kind == "date" and fact.value[0] is not None and other.value[0] is not None and (
+        fact.value[0] < other.value[0]) and "until" not in fact.context and bool(
+        _UNTIL.search(text[max(0, other.start - 25):other.start]))
 
 
 def _version_rival(fact: Fact, other: Fact) -> bool:

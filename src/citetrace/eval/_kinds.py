@@ -11,6 +11,7 @@ import re
 from datetime import date
 from typing import Any, Callable
 
+from citetrace.eval._align import STOP
 from citetrace.eval._quantities import FRACTION, fraction_value
 
 __all__ = ["PATTERNS", "DECLINE", "MONTHS", "Parsed", "version_key", "word_value"]
@@ -145,10 +146,11 @@ def _time(m: re.Match[str]) -> Parsed:
 _ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4, "V": 5, "VI": 6, "VII": 7, "VIII": 8, "IX": 9, "X": 10}
 _NOT_NAMES = frozenset("the a an about around some nearly almost over under only just another all roughly "
                        "approximately fewer more less up top first last and or of in on at by for to from with "
-                       "since until between monday tuesday wednesday thursday friday saturday sunday "
+                       "since until between monday tuesday wednesday thursday friday saturday sunday next within "
+                       "during after before these those its their our his her each every both many most "
                        "no not usd eur gbp chf jpy".split())
 _LABEL = re.compile(r"\b([A-Z][a-z]{2,}|[A-Z]{2,6})\s+(\d{1,4}|I{1,3}|IV|VI{0,3}|IX|X)\b"
-                    r"(?![.,]\d|\s*(?:%|percent|per cent|[-–]\s*\d)|\s+(?:thousand|million|billion|trillion|bn|mn)\b)")
+                    r"(?![.,:]\d|\s*(?:%|percent|per cent|[-–]\s*\d)|\s+(?:thousand|million|billion|trillion|bn|mn)\b)")
 
 
 def _label(m: re.Match[str]) -> Parsed:
@@ -158,8 +160,9 @@ def _label(m: re.Match[str]) -> Parsed:
     at a sentence's start ("About 40 firms") nor after a month, a weekday or a qualifier."""
     name, raw = m[1], m[2]
     before = m.string[:m.start()].rstrip(" \t\"“'(")
-    if name.lower() in _NOT_NAMES or name.lower().rstrip(".") in MONTHS or not before or before[-1] in ".!?:\n":
-        return DECLINE
+    opening = not before or before[-1] in ".!?:\n"
+    if name.lower() in _NOT_NAMES or name.lower().rstrip(".") in MONTHS or (opening and name.lower() in STOP):
+        return DECLINE  # "About 40 firms", "These 12 sites"; "Phase 2 trials enrolled" opens with a name
     if len(raw) == 4 and re.fullmatch(r"1[89]\d\d|20\d\d", raw):  # "Euro 2024", "Vision 2030": a year
         return DECLINE
     return "label", (name.lower(), str(_ROMAN.get(raw, raw))), None

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from citetrace.eval._align import content_stems, stem
+from citetrace.eval._align import STOP, content_stems, stem
 from citetrace.eval._facts import extract_facts
 
 __all__ = ["role_word_conflict"]
@@ -84,6 +84,8 @@ def _names(text: str) -> dict[str, set[str]]:
     """Head noun stem -> the names written before it ("Business and Enterprise plans": plan -> both)."""
     out: dict[str, set[str]] = {}
     for m in _LIST.finditer(text):
+        if m.group(2).lower() in STOP:  # "June was wet ... July was dry": "was" is no head noun
+            continue
         names = {n.lower() for n in re.split(r"\s*,\s*|\s+(?:and|or)\s+", m.group(1)) if n}
         if m.start() == 0 or text[m.start() - 2:m.start()].strip() in (".", ""):
             names = {n for n in names if n != m.group(1).split()[0].lower()} or names
@@ -158,8 +160,10 @@ def _ended(claim: str, sentence: str) -> str | None:
     m = _UNTIL.match(sentence)
     if not _STILL.search(claim) or not m or _GOING_ON.search(sentence):
         return None
-    if not any(f.kind == "date" and f.value[0] is not None for f in extract_facts(m.group("after"))):
-        return None
+    ended = [f.value[0] for f in extract_facts(m.group("after")) if f.kind == "date" and f.value[0] is not None]
+    if not ended or any(f.kind == "date" and f.value[0] is not None and f.value[0] < ended[0]
+                        for f in extract_facts(claim)):
+        return None  # "In 2023 the firm still employed 40 people" is before "until 2024"
     words = set(content_stems(_STILL.sub(" ", claim)))
     shared = words & set(content_stems(m.group("before")))
     if len(shared) >= 3 and len(shared) >= 0.6 * len(words):

@@ -94,8 +94,10 @@ _PART_OF = re.compile(rf"\b{_COUNT}\s+of\s+(?:the|its|their|all)\s+{_COUNT}\b", 
 def part_conflict(claim: str, sentence: str) -> tuple[str, str] | None:
     """(flag, explanation) when the claim says "all 1,600" where the sentence says "140 of the 1,600": a
     part of a total is not all of it."""
+    whole = {int(m.group(1).replace(",", "")) for m in _ALL_OF.finditer(sentence)}  # "All 30 took part, and
+    # 12 of the 30 ...": the sentence says all of them too
     parts = {int(t.replace(",", "")): p for p, t in _PART_OF.findall(sentence)
-             if int(p.replace(",", "")) < int(t.replace(",", ""))}
+             if int(p.replace(",", "")) < int(t.replace(",", "")) and int(t.replace(",", "")) not in whole}
     for m in _ALL_OF.finditer(claim):
         total = int(m.group(1).replace(",", ""))
         if total in parts:
