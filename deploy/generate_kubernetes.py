@@ -32,6 +32,7 @@ GATEWAY = "citetrace-gateway"
 PROMETHEUS = "prometheus"
 POSTGRES = "citetrace-postgres"
 AGENT = "research-agent"
+RUN_BROWSER, RUN_BROWSER_PORT = "citetrace-run-browser", 8377  # the port the dashboards' "Run browser" link opens
 BACKEND = "jaeger-collector:4317"
 COLLECTOR_IMAGE = "otelcol-citetrace:0.161.0"  # docker build -f collector/Dockerfile -t otelcol-citetrace:0.161.0 .
 CITETRACE_IMAGE = "citetrace:local"  # docker build -t citetrace:local .  (the repository's Dockerfile)
@@ -244,6 +245,28 @@ def agent() -> list[dict[str, Any]]:
     return [deployment]
 
 
+def run_browser() -> list[dict[str, Any]]:
+    """`citetrace ui` over the fleet's store, read-only: where the dashboards' "Run browser" and exemplar links go
+    (``kubectl port-forward -n citetrace svc/citetrace-run-browser 8377``)."""
+    container = {
+        "name": "ui", "image": CITETRACE_IMAGE,
+        "args": ["ui", "--host", "0.0.0.0", "--port", str(RUN_BROWSER_PORT)],
+        "env": [{"name": names.ENV_STORE, "valueFrom": {"secretKeyRef": {"name": POSTGRES, "key": "uri"}}}],
+        "ports": [{"name": "http", "containerPort": RUN_BROWSER_PORT}],
+        # a TCP probe: the run list reads up to 5,000 runs, too much to ask every 10 s
+        "readinessProbe": {"tcpSocket": {"port": RUN_BROWSER_PORT}, "periodSeconds": 10},
+        "livenessProbe": {"tcpSocket": {"port": RUN_BROWSER_PORT}, "periodSeconds": 10, "failureThreshold": 3},
+        "resources": {"requests": {"cpu": "100m", "memory": "256Mi"}, "limits": {"memory": "256Mi"}},
+        "securityContext": _security(),
+    }
+    deployment = {
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": _meta(RUN_BROWSER, "run-browser"),
+        "spec": {"replicas": 1, "selector": {"matchLabels": _selector(RUN_BROWSER)},
+                 "template": _pod(RUN_BROWSER, [container], [])},
+    }
+    return [deployment, _service(RUN_BROWSER, "run-browser", {"http": RUN_BROWSER_PORT})]
+
+
 FILES = {
     "namespace.yaml": lambda: [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}],
     "collector-configs.yaml": collector_configs,
@@ -252,6 +275,7 @@ FILES = {
     "prometheus.yaml": prometheus,
     "postgres.yaml": postgres,
     "agent.yaml": agent,
+    "run-browser.yaml": run_browser,
 }
 
 

@@ -136,6 +136,24 @@ def test_agents_export_to_the_gateway_and_tier2_writes_to_prometheus() -> None:
     assert "--web.enable-remote-write-receiver" in prometheus["args"]
 
 
+def test_the_run_browser_reads_the_store_at_the_port_grafana_links() -> None:
+    """The run browser runs the real `citetrace ui` (read-only) on the agents' store from the same Secret, and its
+    Service serves the port the dashboards' "Run browser" and exemplar links open."""
+    from urllib.parse import urlsplit
+
+    from citetrace._dashboards._datasources import RUN_BROWSER_URL
+    from citetrace.cli import build_parser
+
+    [ui] = _by_kind("Deployment")["citetrace-run-browser"]["spec"]["template"]["spec"]["containers"]
+    args = build_parser().parse_args(ui["args"])
+    assert args.command == "ui" and args.host == "0.0.0.0" and args.review_queue is None and args.store is None
+    [agent] = _by_kind("Deployment")["research-agent"]["spec"]["template"]["spec"]["containers"]
+    store = next(e for e in ui["env"] if e["name"] == names.ENV_STORE)
+    assert store in agent["env"] and ui["image"] == agent["image"]
+    service = _by_kind("Service")["citetrace-run-browser"]
+    assert [p["port"] for p in service["spec"]["ports"]] == [args.port] == [urlsplit(RUN_BROWSER_URL).port]
+
+
 def test_the_store_uri_and_password_come_from_a_secret_never_the_manifests() -> None:
     """No password or store URI is written in the manifests: both are read from the operator's Secret."""
     text = "".join(p.read_text() for p in K8S.glob("*.yaml"))
