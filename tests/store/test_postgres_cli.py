@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from citetrace import research_run, traced_tool
 from citetrace.ledger import Ledger
@@ -26,6 +27,17 @@ def _search(query: str) -> list[dict[str, str]]:
 @traced_tool(kind="fetch")
 def _fetch(url: str) -> str:
     return "a page about solar " * 30
+
+
+def _one_read_run(pg_uri: str, answer: str) -> Any:
+    """A run in the PostgreSQL store that read https://a.example/1 and answered ``answer``."""
+    store = open_store(pg_uri)
+    with capture_spans(store=store):
+        with research_run("How big is solar?", agent="scout") as run:
+            _fetch("https://a.example/1")
+            run.record_answer(answer)
+    store.close()
+    return run
 
 
 def test_cli_runs_and_show_read_it(pg_uri: str) -> None:
@@ -52,12 +64,7 @@ def test_cli_runs_and_show_read_it(pg_uri: str) -> None:
 
 def test_cli_eval_gate_and_view_read_it(pg_uri: str, tmp_path: Path) -> None:
     """`eval`, `gate` and `view` read a run from PostgreSQL: the citation meets its stored page."""
-    store = open_store(pg_uri)
-    with capture_spans(store=store):
-        with research_run("How big is solar?", agent="scout") as run:
-            _fetch("https://a.example/1")
-            run.record_answer("Solar is a page about solar [1].\n\n[1] https://a.example/1")
-    store.close()
+    run = _one_read_run(pg_uri, "Solar is a page about solar [1].\n\n[1] https://a.example/1")
     out = _citetrace("eval", run.id, "--store", pg_uri, "--offline", "--json")
     assert out.returncode == 0, out.stderr
     assert "https://a.example/1" in out.stdout
@@ -98,12 +105,7 @@ def test_the_run_browser_reads_it(pg_uri: str) -> None:
     import signal
     import urllib.request
 
-    store = open_store(pg_uri)
-    with capture_spans(store=store):
-        with research_run("How big is solar?", agent="browser-scout") as run:
-            _fetch("https://a.example/1")
-            run.record_answer("Big [1].\n\n[1] https://a.example/1")
-    store.close()
+    run = _one_read_run(pg_uri, "Big [1].\n\n[1] https://a.example/1")
     proc = subprocess.Popen([sys.executable, "-m", "citetrace", "ui", "--store", pg_uri, "--port", "0"],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
