@@ -61,6 +61,17 @@ def test_port_in_use_is_a_clear_error() -> None:
     assert f"127.0.0.1:{port}" in done.stderr and "Traceback" not in done.stderr
 
 
+def test_a_quiet_stop_says_nothing_was_lost() -> None:
+    """SIGTERM with no trace in flight says so, instead of "0 trace(s) ... (summaries incomplete or lost)"."""
+    proc = subprocess.Popen(CMD + ["--port", "0", "--metrics-port", "0", "--store", "memory://"],
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    assert "OTLP/HTTP on" in proc.stderr.readline()  # listening: the start-up line is printed once bound
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0 and "stopped; 0 trace(s) were in flight (nothing lost)" in err, err
+
+
 def _wait_for_runs(metrics_port: int, runs: int) -> None:
     """Until serve's /metrics counts ``runs`` finished runs (its summary is then written), within 30 s."""
     deadline = time.monotonic() + 30
@@ -102,7 +113,7 @@ def test_runs_writes_the_sqlite_store_and_stops_on_sigterm(tmp_path: Path) -> No
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
-    assert "1 trace(s) were in flight" in err
+    assert "1 trace(s) were in flight (summaries incomplete or lost)" in err
     listed = subprocess.run([sys.executable, "-m", "citetrace.cli", "runs", "--store", f"sqlite:///{db}", "--json"],
                             capture_output=True, text=True, check=True).stdout
     [run] = [r for r in json.loads(listed) if r["run_id"] == "cli-run"]

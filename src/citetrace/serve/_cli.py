@@ -103,6 +103,6 @@ def _run(args: argparse.Namespace) -> int:
     print(f"citetrace serve: OTLP/HTTP on http://{options.host}:{service.port}/v1/traces, "
           f"metrics on http://{options.host}:{service.metrics_port}/metrics", file=sys.stderr, flush=True)
     lost = service.run_until(stop)
-    print(f"citetrace serve: stopped; {lost} trace(s) were in flight (summaries incomplete or lost)",
-          file=sys.stderr, flush=True)
+    fate = "summaries incomplete or lost" if lost else "nothing lost"
+    print(f"citetrace serve: stopped; {lost} trace(s) were in flight ({fate})", file=sys.stderr, flush=True)
     return 0
