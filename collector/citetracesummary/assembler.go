@@ -458,10 +458,12 @@ func finish(f finished, th *Thresholds) []finishedRun {
 			acc = newAccumulator()
 		}
 		out = append(out, finishedRun{acc.finish(state.id, &root.view, th, state.service), root})
+		acc.release()
 	}
 	if f.rootless || len(state.roots) == 0 {
 		for _, r := range state.runs {
 			out = append(out, finishedRun{r.acc.finish(state.id, nil, th, state.service), nil})
+			r.acc.release()
 		}
 	}
 	return out

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"slices"
 	"strings"
+	"sync"
 
 	"golang.org/x/text/cases"
 
@@ -92,7 +93,28 @@ type accumulator struct {
 	unreported bool
 }
 
-func newAccumulator() *accumulator { return &accumulator{} }
+// accumulators are reused with their lists' capacity once a run is finished: without it every run allocated an
+// accumulator and its three or four lists (most of the connector's garbage per run).
+var accumulators = sync.Pool{New: func() any { return &accumulator{} }}
+
+func newAccumulator() *accumulator { return accumulators.Get().(*accumulator) }
+
+// maxPooledKeys: a list that grew past this (a run with thousands of URLs) is dropped, not kept for reuse.
+const maxPooledKeys = 1024
+
+// release gives a finished accumulator back for reuse (nothing may hold it after finish).
+func (acc *accumulator) release() {
+	lists := [4]keyList{acc.queries, acc.results, acc.fetched, acc.pages}
+	for i, l := range lists {
+		clear(l) // the keys go; the capacity stays
+		lists[i] = l[:0]
+		if cap(l) > maxPooledKeys {
+			lists[i] = nil
+		}
+	}
+	*acc = accumulator{queries: lists[0], results: lists[1], fetched: lists[2], pages: lists[3]}
+	accumulators.Put(acc)
+}
 
 // keyList is a set built by appending; finish makes it a keySet.
 type keyList []string
