@@ -162,6 +162,7 @@ type added struct {
 	problem string
 	ledger  []*attrs // iteration spans and accepted roots with a stop reason, for the ledger metrics
 	held    []*heldRoot
+	heldAt  []spanPos // where each held root is in the batch (consume notes it)
 }
 
 // limits are the assembler's bounds (Config, validated).

@@ -108,11 +108,14 @@ func (c *core) consume(ctx context.Context, td ptrace.Traces) error {
 				sp.view.startNs, sp.view.endNs = uint64(span.StartTimestamp()), uint64(span.EndTimestamp())
 				sp.view.statusError = span.Status().Code() == ptrace.StatusCodeError
 				c.asm.addSpan(&sp, now, &res)
+				if len(res.held) > len(res.heldAt) {
+					res.heldAt = append(res.heldAt, spanPos{i, j, k})
+				}
 			}
 		}
 	}
 	if keep && len(res.held) > 0 {
-		holdRoots(td, res.held) // under the lock: a tick must not emit a root before its span is moved in
+		holdRoots(td, res.held, res.heldAt) // under the lock: a tick must not emit a root before its span is moved in
 	}
 	c.inFlight.Store(int64(c.asm.inFlight()))
 	c.mu.Unlock()
@@ -152,46 +155,48 @@ func (c *core) consume(ctx context.Context, td ptrace.Traces) error {
 // them every batch regrows a list of its tool spans and leaves it to the garbage collector.
 var toolBuffers = sync.Pool{New: func() any { b := make([]toolCall, 0, 1024); return &b }}
 
-type spanKey struct {
-	trace [16]byte
-	span  [8]byte
-}
+// spanPos is where a span is in its batch: resource spans, scope spans, span.
+type spanPos struct{ rs, ss, span int }
 
 // holdRoots moves the accepted roots out of the batch into their held slots (no copy; the resource and scope are
-// copied once per scope of the batch); they are emitted later, with their summary.
-func holdRoots(td ptrace.Traces, roots []*heldRoot) {
-	want := make(map[spanKey]*heldRoot, len(roots))
-	for _, r := range roots {
-		want[spanKey{r.traceID, r.spanID}] = r
-	}
+// copied once per scope of the batch); they are emitted later, with their summary. at[n] is where roots[n] is in
+// the batch (consume's pass notes it, in batch order), so no span is looked up by its ids.
+func holdRoots(td ptrace.Traces, roots []*heldRoot, at []spanPos) {
 	rss := td.ResourceSpans()
-	for i := 0; i < rss.Len() && len(want) > 0; i++ {
-		rs := rss.At(i)
-		sss := rs.ScopeSpans()
-		for j := 0; j < sss.Len() && len(want) > 0; j++ {
-			ss := sss.At(j)
-			var h *holder
-			ss.Spans().RemoveIf(func(s ptrace.Span) bool {
-				r := want[spanKey{s.TraceID(), s.SpanID()}]
-				if r == nil {
-					return false
-				}
-				delete(want, spanKey{s.TraceID(), s.SpanID()}) // a duplicate in the same batch passes through
-				if h == nil {
-					h = &holder{resource: pcommon.NewResource(), resSchema: rs.SchemaUrl(),
-						scope: pcommon.NewInstrumentationScope(), scopeSchema: ss.SchemaUrl()}
-					rs.Resource().CopyTo(h.resource)
-					ss.Scope().CopyTo(h.scope)
-				}
-				r.span = ptrace.NewSpan()
-				s.MoveTo(r.span)
-				r.holder, r.hasOut = h, true
-				return true
-			})
+	for n := 0; n < len(roots); {
+		if n > 0 && at[n].rs != at[n-1].rs {
+			removeEmptyScopes(rss.At(at[n-1].rs))
 		}
-		sss.RemoveIf(func(ss ptrace.ScopeSpans) bool { return ss.Spans().Len() == 0 })
+		rs := rss.At(at[n].rs)
+		ss := rs.ScopeSpans().At(at[n].ss)
+		h := &holder{resource: pcommon.NewResource(), resSchema: rs.SchemaUrl(),
+			scope: pcommon.NewInstrumentationScope(), scopeSchema: ss.SchemaUrl()}
+		rs.Resource().CopyTo(h.resource)
+		ss.Scope().CopyTo(h.scope)
+		k, scope := 0, at[n]
+		ss.Spans().RemoveIf(func(s ptrace.Span) bool {
+			hit := n < len(roots) && at[n].rs == scope.rs && at[n].ss == scope.ss && at[n].span == k
+			k++
+			if !hit {
+				return false
+			}
+			r := roots[n]
+			n++
+			r.span = ptrace.NewSpan()
+			s.MoveTo(r.span)
+			r.holder, r.hasOut = h, true
+			return true
+		})
+	}
+	if len(at) > 0 {
+		removeEmptyScopes(rss.At(at[len(at)-1].rs))
 	}
 	rss.RemoveIf(func(rs ptrace.ResourceSpans) bool { return rs.ScopeSpans().Len() == 0 })
+}
+
+// removeEmptyScopes drops the scopes whose spans were all roots taken out.
+func removeEmptyScopes(rs ptrace.ResourceSpans) {
+	rs.ScopeSpans().RemoveIf(func(ss ptrace.ScopeSpans) bool { return ss.Spans().Len() == 0 })
 }
 
 // emit finalises traces: evictions counted, summaries recorded, held roots sent on with their summary.
