@@ -8,7 +8,6 @@
 package citetracesummary
 
 import (
-	"container/list"
 	"unicode/utf8"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -52,94 +51,6 @@ type heldRoot struct {
 	hasOut  bool
 }
 
-type runEntry struct {
-	key string
-	acc *accumulator
-}
-
-type traceState struct {
-	id      [16]byte
-	runs    []runEntry
-	roots   []*heldRoot
-	spanIDs idSet
-	touched float64
-	due     float64
-	hasDue  bool
-	service string
-	urls    int
-	held    int
-	elem    *list.Element
-}
-
-// idSet is a trace's span ids (for duplicates and the span cap): a slice scanned linearly while the trace is small,
-// as nearly all are, and a map once it passes idSetSmall ids, so a typical trace costs one small allocation, not a map.
-type idSet struct {
-	small [][8]byte
-	big   map[[8]byte]struct{}
-}
-
-const idSetSmall = 32
-
-func (s *idSet) has(id [8]byte) bool {
-	if s.big != nil {
-		_, ok := s.big[id]
-		return ok
-	}
-	for _, x := range s.small {
-		if x == id {
-			return true
-		}
-	}
-	return false
-}
-
-// add records an id the caller checked is not there yet.
-func (s *idSet) add(id [8]byte) {
-	if s.big != nil {
-		s.big[id] = struct{}{}
-		return
-	}
-	if len(s.small) < idSetSmall {
-		if s.small == nil {
-			s.small = make([][8]byte, 0, 16)
-		}
-		s.small = append(s.small, id)
-		return
-	}
-	s.big = make(map[[8]byte]struct{}, 2*idSetSmall)
-	for _, x := range s.small {
-		s.big[x] = struct{}{}
-	}
-	s.big[id] = struct{}{}
-	s.small = nil
-}
-
-func (s *idSet) len() int {
-	if s.big != nil {
-		return len(s.big)
-	}
-	return len(s.small)
-}
-
-func (s *traceState) run(key string) *accumulator {
-	for _, r := range s.runs {
-		if r.key == key {
-			return r.acc
-		}
-	}
-	return nil
-}
-
-func (s *traceState) popRun(key string) *accumulator {
-	for i, r := range s.runs {
-		if r.key == key {
-			s.runs = append(s.runs[:i:i], s.runs[i+1:]...)
-			return r.acc
-		}
-	}
-	return nil
-}
-
 type dueEntry struct {
 	at float64
 	id [16]byte
@@ -176,7 +87,7 @@ type limits struct {
 type assembler struct {
 	lim        limits
 	traces     map[[16]byte]*traceState
-	lru        *list.List // front = least recently active
+	lru        traceList  // front = least recently active
 	dueQ       []dueEntry // from dueHead on: the traces whose root arrived, in the order they are due
 	dueHead    int
 	doneIDs    map[[16]byte]struct{}
@@ -193,7 +104,7 @@ func newAssembler(lim limits, keepOuts bool) *assembler {
 	if maxDone < 4096 {
 		maxDone = 4096
 	}
-	return &assembler{lim: lim, traces: map[[16]byte]*traceState{}, lru: list.New(), doneIDs: map[[16]byte]struct{}{},
+	return &assembler{lim: lim, traces: map[[16]byte]*traceState{}, doneIDs: map[[16]byte]struct{}{},
 		maxDone: maxDone, keepOuts: keepOuts, ledgerSeen: newRecentIDs(10_000)}
 }
 
@@ -305,12 +216,12 @@ func (a *assembler) addSpan(sp *inSpan, now float64, res *added) {
 			for len(a.traces) >= a.lim.maxTraces {
 				res.done = append(res.done, a.popOldest(names.EvictCapacity))
 			}
-			state = &traceState{id: sp.traceID, touched: now, service: sp.service}
-			state.elem = a.lru.PushBack(state)
+			state = newTraceState(sp.traceID, now, sp.service)
+			a.lru.pushBack(state)
 			a.traces[sp.traceID] = state
 		} else {
 			state.touched = now
-			a.lru.MoveToBack(state.elem)
+			a.lru.moveToBack(state)
 		}
 		if isTool {
 			key := at.runID
@@ -366,13 +277,13 @@ func (a *assembler) remove(state *traceState) {
 		a.last = nil
 	}
 	delete(a.traces, state.id)
-	a.lru.Remove(state.elem)
+	a.lru.remove(state)
 	a.heldSum -= state.held
 	a.remember(state.id)
 }
 
 func (a *assembler) popOldest(reason string) finished {
-	state := a.lru.Front().Value.(*traceState)
+	state := a.lru.front()
 	a.remove(state)
 	return finished{state: state, evicted: reason}
 }
@@ -404,8 +315,8 @@ func (a *assembler) finalizeDue(now float64) []finished {
 	var out []finished
 	a.takeDue(now, &out)
 	limit := now - a.lim.ttl
-	for a.lru.Len() > 0 {
-		state := a.lru.Front().Value.(*traceState)
+	for a.lru.len() > 0 {
+		state := a.lru.front()
 		if state.touched > limit {
 			break
 		}
@@ -418,8 +329,8 @@ func (a *assembler) finalizeDue(now float64) []finished {
 // drain is drain: every trace still held, evicted as shutdown.
 func (a *assembler) drain() []finished {
 	var out []finished
-	for a.lru.Len() > 0 {
-		state := a.lru.Front().Value.(*traceState)
+	for a.lru.len() > 0 {
+		state := a.lru.front()
 		a.remove(state)
 		out = append(out, finished{state: state, evicted: names.EvictShutdown})
 	}

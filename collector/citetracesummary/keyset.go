@@ -6,6 +6,9 @@ import "hash/maphash"
 // setSlots is the size of a keySet's table: up to setSlots/2 keys need no allocation (a run has tens).
 const setSlots = 512
 
+// setScan: up to this many keys, the set is the list itself, scanned (fewer comparisons than hashing them all).
+const setScan = 8
+
 var setSeed = maphash.MakeSeed()
 
 // keySet is a keyList made a set: the number of distinct keys and membership. Up to setSlots/2 keys it is an
@@ -23,6 +26,14 @@ type keySet struct {
 // build makes the set of keys (once).
 func (s *keySet) build(keys keyList) {
 	s.keys = keys
+	if len(keys) <= setScan {
+		for i, k := range keys {
+			if !keys[:i].contains(k) {
+				s.n++
+			}
+		}
+		return
+	}
 	if len(keys) > setSlots/2 {
 		s.big = make(map[string]struct{}, len(keys))
 		for _, k := range keys {
@@ -65,10 +76,22 @@ func (s *keySet) len() int { return s.n }
 
 // has is membership.
 func (s *keySet) has(k string) bool {
+	if len(s.keys) <= setScan {
+		return s.keys.contains(k)
+	}
 	if s.big != nil {
 		_, ok := s.big[k]
 		return ok
 	}
 	_, found := s.find(k)
 	return found
+}
+
+func (l keyList) contains(k string) bool {
+	for _, x := range l {
+		if x == k {
+			return true
+		}
+	}
+	return false
 }

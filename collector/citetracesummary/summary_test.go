@@ -37,7 +37,7 @@ func TestDistinctCitationsPastTheScan(t *testing.T) {
 // TestKeySetCountsAndProbesExactly: distinct counts and membership of keySet equal a map's, with repeats and
 // collisions, in the table (up to setSlots/2 keys) and past it (a map).
 func TestKeySetCountsAndProbesExactly(t *testing.T) {
-	for _, n := range []int{0, 1, 2, 15, 16, 17, 100, setSlots / 2, setSlots/2 + 1, 3 * setSlots} {
+	for _, n := range []int{0, 1, 2, setScan, setScan + 1, 15, 16, 17, 100, setSlots / 2, setSlots/2 + 1, 3 * setSlots} {
 		var l keyList
 		want := map[string]bool{}
 		for i := 0; i < n; i++ {
