@@ -12,6 +12,7 @@ the load generator runs here on CPU 1. Timed from the first request until the ex
              traces/out sends the metrics -> batch -> otlp_http to the same sink: the shipped topology)
   pair       (--pair) the same with one connector id on both outputs, both consumers of traces/in: the
              collector's fanout then copies every batch (docs/collector.md)
+  before     (--before BINARY) an older build in the pair topology, for before/after figures in one run
 
 The two alternate, round after round; the ratio is taken per round (connector / forward spans per CPU-second) and
 the median reported. Memory: a connector collector with max_traces above N gets N runs without their roots (all
@@ -19,7 +20,7 @@ stay in flight); RSS (from /proc) before and after gives KiB per trace in flight
 show the bound holding (evictions counted by the connector's own telemetry).
 
 Run:  .venv/bin/python benchmarks/bench_connector.py [--runs 5000] [--rounds 3] [--in-flight 10000] [--quick]
-                                                     [--pair] [--binary PATH]
+                                                     [--pair] [--binary PATH] [--before PATH]
 """
 
 from __future__ import annotations
@@ -170,6 +171,8 @@ def main() -> int:
     parser.add_argument("--pair", action="store_true",
                         help="also measure the one-id topology (both outputs of one connector on traces/in) each round")
     parser.add_argument("--binary", help="the collector to measure (default: scripts/build-collector's)")
+    parser.add_argument("--before", metavar="BINARY",
+                        help="also measure this older build each round, in the one-id topology every build supports")
     parser.add_argument("--json", help="also write the raw figures here")
     args = parser.parse_args()
     if args.quick:
@@ -190,6 +193,8 @@ def main() -> int:
                        "connector": throughput(binary, tmp, sink_port, bodies, args.runs, True)}
                 if args.pair:
                     one["pair"] = throughput(binary, tmp, sink_port, bodies, args.runs, True, pair=True)
+                if args.before:
+                    one["before"] = throughput(args.before, tmp, sink_port, bodies, args.runs, True, pair=True)
                 rounds.append(one)
             mem = memory(binary, tmp, sink_port, args.in_flight)
         finally:
@@ -198,7 +203,7 @@ def main() -> int:
     if args.json:
         Path(args.json).write_text(json.dumps({"rounds": rounds, "memory": mem}, indent=1))
     print(f"collector spans per CPU-second, {args.runs * SPANS_PER_RUN:,} spans ({args.runs:,} runs of {SPANS_PER_RUN})")
-    print(_throughput_table(rounds, args.pair))
+    print(_throughput_table(rounds, [k for k in ("pair", "before") if k in rounds[0]]))
     print()
     print(format_table(
         ["traces in flight", "idle MiB", "held MiB", "KiB per trace", f"after {2 * mem['traces']:,.0f} MiB",
@@ -208,22 +213,21 @@ def main() -> int:
     return 0
 
 
-def _throughput_table(rounds: list[dict[str, dict[str, float]]], pair: bool) -> str:
-    """One row per round (spans per CPU-second and the ratios), then the medians of the ratios."""
-    kinds = ["connector", "pair"] if pair else ["connector"]
+def _throughput_table(rounds: list[dict[str, dict[str, float]]], extra: list[str]) -> str:
+    """One row per round (spans per CPU-second and the ratios to forward), then the median of each ratio."""
+    kinds = ["connector", *extra]
     ratios = {k: [r[k]["spans_per_cpu_s"] / r["forward"]["spans_per_cpu_s"] for r in rounds] for k in kinds}
-    head = ["round", "forward", "connector", "connector / forward"] + (["pair", "pair / forward"] if pair else [])
+    head = ["round", "forward"] + [h for k in kinds for h in (k, f"{k} / forward")]
     rows = []
     for i, r in enumerate(rounds):
         row: list[Any] = [i + 1, f"{r['forward']['spans_per_cpu_s']:,.0f}"]
         for k in kinds:
             row += [f"{r[k]['spans_per_cpu_s']:,.0f}", f"{ratios[k][i]:.2f}"]
         rows.append(row)
-    text = format_table(head, rows)
-    text += f"\n\nmedian connector / forward: {statistics.median(ratios['connector']):.2f} (target >= 0.85)"
-    if pair:
-        text += f"\nmedian pair / forward: {statistics.median(ratios['pair']):.2f} (one id, two consumers of traces/in)"
-    return text
+    notes = {"connector": "(target >= 0.85)", "pair": "(one id, two consumers of traces/in)",
+             "before": "(the --before build, one id)"}
+    medians = [f"median {k} / forward: {statistics.median(ratios[k]):.2f} {notes[k]}" for k in kinds]
+    return format_table(head, rows) + "\n\n" + "\n".join(medians)
 
 
 if __name__ == "__main__":
