@@ -386,6 +386,18 @@ def test_tool_call_id_attached() -> None:
     assert (cap.spans[0].attributes or {})[names.GEN_AI_TOOL_CALL_ID] == "call_42"
 
 
+def test_tool_call_id_rejects_bad_ids() -> None:
+    """A non-string or empty call id raises a one-line error naming tool_call_id, before any span."""
+    with capture_spans() as cap:
+        with pytest.raises(TypeError, match=r"^tool_call_id\(\) expects the call id as str, got int$"):
+            with tool_call_id(5):  # type: ignore[arg-type]
+                web_search("q")
+        with pytest.raises(ValueError, match=r"^tool_call_id\(\) needs a non-empty call id$"):
+            with tool_call_id(""):
+                web_search("q")
+    assert cap.spans == []
+
+
 def test_sdk_disabled_is_a_straight_call() -> None:
     """With OTEL_SDK_DISABLED the wrapper creates no span and returns the same object."""
     with capture_spans(sdk_disabled=True) as cap:

@@ -40,7 +40,15 @@ def in_tool_call() -> bool:
 
 @contextmanager
 def tool_call_id(call_id: str) -> Iterator[None]:
-    """Attach the caller's tool-call id (``gen_ai.tool.call.id``) to the tool span(s) started inside."""
+    """Attach the caller's tool-call id (``gen_ai.tool.call.id``) to the tool span(s) started inside.
+
+    The id must be a non-empty string (what every provider's tool call carries): checked here, on entry, so
+    a wrong argument fails at the call that made it rather than as an odd span attribute later.
+    """
+    if not isinstance(call_id, str):
+        raise TypeError(f"tool_call_id() expects the call id as str, got {type(call_id).__name__}")
+    if not call_id:
+        raise ValueError("tool_call_id() needs a non-empty call id")
     token = TOOL_CALL_ID.set(call_id)
     try:
         yield
