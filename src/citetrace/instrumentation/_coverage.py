@@ -18,6 +18,7 @@ from typing import Any, Iterable
 from citetrace import names
 from citetrace._fetchrules import SHIPPED
 from citetrace.instrumentation._http._endpoints import ENDPOINTS, Endpoint, RequestInfo
+from citetrace.instrumentation._http._providers import ENDPOINTS as ANSWERS
 from citetrace.instrumentation._patcher import Row
 from citetrace.instrumentation._table import ROWS
 from citetrace.instrumentation._table_types import Patch, Probe, Wrap
@@ -149,6 +150,15 @@ def _fetch_rules() -> list[str]:
     return lines
 
 
+def _provider_answers() -> list[str]:
+    lines = ["| Endpoint | Method | Read with | What is read |", "| --- | --- | --- | --- |"]
+    for (host, path), reader in ANSWERS.items():
+        lines.append(f"| `{host}{path}` | POST | `{reader.__module__.rpartition('.')[2].lstrip('_')}.{reader.__name__}` "
+                     "| the server-side searches and fetches in a non-streamed JSON answer, and the model's citations "
+                     "(docs/provider-search.md) |")
+    return lines
+
+
 def render() -> str:
     """The full text of docs/coverage.md."""
     out = [_HEADER, "## Libraries", "", *_libraries(), "", "## Search APIs over plain HTTP", "",
@@ -156,7 +166,10 @@ def render() -> str:
            "that a library row above already covers gets one span, not two.", "", *_endpoints(ENDPOINTS), "",
            "## Fetch rules over plain HTTP (opt-in)", "",
            f"Off unless named in `{names.ENV_FETCH_RULES}` (or `configure(fetch_rules=...)`), through the same "
-           "clients; your own rules are added there too (docs/http-search.md).", "", *_fetch_rules(), ""]
+           "clients; your own rules are added there too (docs/http-search.md).", "", *_fetch_rules(), "",
+           "## Provider answers over plain HTTP", "",
+           "A model provider's API called without its SDK, through the same clients: the answer is read as the "
+           "provider rows above read it; the request itself is no span.", "", *_provider_answers(), ""]
     return "\n".join(out)
 
 

@@ -22,6 +22,7 @@ from citetrace.capture._internal import http_status_of, http_status_of_exc
 from citetrace.instrumentation import _probe
 from citetrace.instrumentation._http import _transports as t
 from citetrace.instrumentation._http._endpoints import match
+from citetrace.instrumentation._http._providers import ProviderAnswer, provider_answer
 from citetrace.instrumentation._http._specs import Read, fetch_spec, search_spec
 from citetrace.instrumentation._table_types import Switch, Wrap
 
@@ -39,15 +40,26 @@ def recognise(sent: t.Sent | None, read: Read) -> ToolSpec | None:
     return fetch_spec(fetch[0], fetch[1], read) if fetch is not None else None
 
 
-def _recognised(sent_of: Callable[[], t.Sent | None], read: Callable[[t.Sent], Read]) -> ToolSpec | None:
+def _recognised(sent_of: Callable[[], t.Sent | None],
+                read: Callable[[t.Sent], Read]) -> ToolSpec | ProviderAnswer | None:
+    """A search/fetch spec, or a provider answer to read after the call (``_providers``), or None."""
     if in_tool_call() or not _telemetry.current().enabled:
         return None
     try:
         sent = sent_of()
-        return recognise(sent, read(sent)) if sent is not None else None
+        if sent is None:
+            return None
+        return recognise(sent, read(sent)) or provider_answer(sent)
     except Exception as exc:  # noqa: BLE001 - never let recognition break the request
         _telemetry.count_error("capture", exc)
         return None
+
+
+def _answered(answer: ProviderAnswer, reply: Callable[[], t.Reply]) -> None:
+    try:
+        answer.read(reply())
+    except Exception as exc:  # noqa: BLE001 - reading the answer must never break the request
+        _telemetry.count_error("capture", exc)
 
 
 def _through(wrapped: Callable[..., Any], args: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
@@ -87,6 +99,10 @@ def _sync(sent_of: Callable[[Sequence[Any], Mapping[str, Any]], t.Sent | None]) 
             spec = _recognised(lambda: sent_of(args, kwargs), _read_loaded) if switch.active else None
             if spec is None:
                 return _through(wrapped, args, kwargs)
+            if isinstance(spec, ProviderAnswer):
+                response = wrapped(*args, **kwargs)
+                _answered(spec, lambda: t.reply_of(response, False))
+                return response
             return invoke(spec, wrapped, args, kwargs, current=False)
 
         return wrapper
@@ -99,6 +115,10 @@ def _httpx_async(switch: Switch) -> Any:
         spec = _recognised(lambda: t.httpx_sent(args, kwargs), _read_loaded) if switch.active else None
         if spec is None:
             return await _athrough(wrapped, args, kwargs)
+        if isinstance(spec, ProviderAnswer):
+            response = await wrapped(*args, **kwargs)
+            _answered(spec, lambda: t.reply_of(response, False))
+            return response
         return await ainvoke(spec, wrapped, args, kwargs, current=False)
 
     return wrapper
@@ -142,6 +162,10 @@ def _urllib(switch: Switch) -> Any:
         spec = _recognised(lambda: t.urllib_sent(args, kwargs), holder.read) if switch.active else None
         if spec is None:
             return _through(wrapped, args, kwargs)
+        if isinstance(spec, ProviderAnswer):
+            response = _buffering(t.buffer_urllib, holder)(wrapped)(*args, **kwargs)
+            _answered(spec, lambda: t.reply_of(response, False, holder.body))
+            return response
         return invoke(spec, _buffering(t.buffer_urllib, holder)(wrapped), args, kwargs, current=False)
 
     return wrapper
@@ -163,6 +187,10 @@ def _aiohttp(switch: Switch) -> Any:
             return response
 
         runner: Callable[..., Awaitable[Any]] = run
+        if isinstance(spec, ProviderAnswer):
+            response = await runner(*args, **kwargs)
+            _answered(spec, lambda: t.reply_of(response, False, holder.body))
+            return response
         return await ainvoke(spec, runner, args, kwargs, current=False)
 
     return wrapper

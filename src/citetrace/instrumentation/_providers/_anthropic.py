@@ -23,7 +23,7 @@ from typing import Any, Callable
 from citetrace import names
 from citetrace import _telemetry
 from citetrace.instrumentation._providers._record import (
-    FETCH, SEARCH, Folder, Reading, ServerCall, _read_safely, field, response_wrapper,
+    FETCH, SEARCH, Folder, Reading, ServerCall, read_safely, field, response_wrapper,
 )
 from citetrace.instrumentation._table_types import Switch, Wrap
 
@@ -142,7 +142,7 @@ def _snapshot_reader(is_async: bool) -> Callable[[Switch], Any]:
             _telemetry.count_error("capture", exc)
             return
         if snapshot is not None:
-            _read_safely(read_message, snapshot, {})
+            read_safely(read_message, snapshot, {})
 
     def factory(switch: Switch) -> Any:
         def wrapper(wrapped: Any, instance: Any, args: Any, kwargs: Any) -> Any:

@@ -13,8 +13,10 @@ event by event without changing what the caller receives, and read when they end
 from __future__ import annotations
 
 import logging
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import wrapt
 from opentelemetry import trace
@@ -25,7 +27,25 @@ from citetrace import _telemetry
 from citetrace.capture import ToolSpec
 from citetrace.instrumentation._table_types import Switch
 
-__all__ = ["ServerCall", "Reading", "record", "response_wrapper", "field", "SEARCH", "FETCH"]
+__all__ = ["ServerCall", "Reading", "record", "response_wrapper", "field", "SEARCH", "FETCH", "in_sdk_call",
+           "read_safely"]
+
+_IN_SDK_CALL: ContextVar[bool] = ContextVar("citetrace_provider_sdk_call", default=False)
+
+
+def in_sdk_call() -> bool:
+    """True while a provider SDK call this module wraps is running: the HTTP layer's provider rules
+    (``_http/_providers``) then leave its request alone, so one answer is read once, by the SDK row."""
+    return _IN_SDK_CALL.get()
+
+
+@contextmanager
+def _sdk_call() -> Iterator[None]:
+    token = _IN_SDK_CALL.set(True)
+    try:
+        yield
+    finally:
+        _IN_SDK_CALL.reset(token)
 
 _log = logging.getLogger("citetrace.instrumentation")
 SEARCH = names.TOOL_KIND_SEARCH
@@ -111,7 +131,8 @@ def record(reading: Reading) -> None:
             run.add_model_citations(reading.citations)
 
 
-def _read_safely(read: Callable[[Any, dict[str, Any]], Reading | None], result: Any, kwargs: dict[str, Any]) -> None:
+def read_safely(read: Callable[[Any, dict[str, Any]], Reading | None], result: Any, kwargs: dict[str, Any]) -> None:
+    """``read(result, kwargs)`` recorded; a shape it cannot read is counted as a capture error, never raised."""
     try:
         reading = read(result, kwargs)
         if reading is not None:
@@ -239,7 +260,7 @@ def response_wrapper(read: Callable[[Any, dict[str, Any]], Reading | None],
             return result  # a stream that carries nothing to read (chat completion deltas have no annotations)
         def done(final: Any) -> None:
             if final is not None:
-                _read_safely(read, final, kwargs)
+                read_safely(read, final, kwargs)
 
         if folder is not None and _is_stream(result):
             return _StreamProxy(result, folder(result), done)
@@ -252,20 +273,22 @@ def response_wrapper(read: Callable[[Any, dict[str, Any]], Reading | None],
         except Exception as exc:  # noqa: BLE001
             _telemetry.count_error("capture", exc)
             return result
-        _read_safely(read, body, kwargs)
+        read_safely(read, body, kwargs)
         return result
 
     def factory(switch: Switch) -> Any:
         if is_async:
 
             async def awrapper(wrapped: Any, instance: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
-                result = await wrapped(*args, **kwargs)
+                with _sdk_call():
+                    result = await wrapped(*args, **kwargs)
                 return handle(result, kwargs) if switch.active and _telemetry.current().enabled else result
 
             return awrapper
 
         def wrapper(wrapped: Any, instance: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
-            result = wrapped(*args, **kwargs)
+            with _sdk_call():
+                result = wrapped(*args, **kwargs)
             return handle(result, kwargs) if switch.active and _telemetry.current().enabled else result
 
         return wrapper
@@ -295,7 +318,7 @@ class _LastChunk:
 
     def read(self, read: Callable[[Any, dict[str, Any]], Reading | None], kwargs: dict[str, Any]) -> None:
         if self.last is not None:
-            _read_safely(read, self.last, kwargs)
+            read_safely(read, self.last, kwargs)
 
 
 def chunks_wrapper(read: Callable[[Any, dict[str, Any]], Reading | None], pick: Callable[[Any], bool], *,
@@ -310,7 +333,8 @@ def chunks_wrapper(read: Callable[[Any, dict[str, Any]], Reading | None], pick: 
         if is_async:
 
             async def awrapper(wrapped: Any, instance: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
-                chunks = await wrapped(*args, **kwargs)
+                with _sdk_call():
+                    chunks = await wrapped(*args, **kwargs)
                 if not active():
                     return chunks
 
@@ -327,7 +351,8 @@ def chunks_wrapper(read: Callable[[Any, dict[str, Any]], Reading | None], pick: 
             return awrapper
 
         def wrapper(wrapped: Any, instance: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
-            chunks = wrapped(*args, **kwargs)
+            with _sdk_call():
+                chunks = wrapped(*args, **kwargs)
             if not active():
                 return chunks
 
