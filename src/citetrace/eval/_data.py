@@ -5,7 +5,7 @@ from __future__ import annotations
 from importlib import resources
 
 __all__ = ["labels_path", "hard_labels_path", "heldout_labels_path", "heldout2_labels_path", "heldout3_labels_path",
-           "LABEL_SETS"]
+           "heldout4_labels_path", "LABEL_SETS"]
 
 
 def labels_path() -> str:
@@ -34,6 +34,12 @@ def heldout3_labels_path() -> str:
     return str(resources.files("citetrace.eval").joinpath("data").joinpath("heldout3.jsonl"))
 
 
+def heldout4_labels_path() -> str:
+    """Filesystem path of ``citetrace/eval/data/heldout4.jsonl`` (whole pages, written blind, measured once)."""
+    return str(resources.files("citetrace.eval").joinpath("data").joinpath("heldout4.jsonl"))
+
+
 LABEL_SETS = {"shipped": labels_path, "hard": hard_labels_path, "heldout": heldout_labels_path,
-              "heldout2": heldout2_labels_path, "heldout3": heldout3_labels_path}
+              "heldout2": heldout2_labels_path, "heldout3": heldout3_labels_path,
+              "heldout4": heldout4_labels_path}
 """``citetrace judge-eval --set NAME``: the labelled sets that ship with citetrace."""

@@ -16,7 +16,7 @@ from typing import Callable
 from citetrace.eval._types import ABSENT, CONTRADICTED, PARTIAL, SUPPORTED
 
 __all__ = ["build_labels", "read_claims", "build_hard_labels", "build_heldout_labels", "build_heldout2_labels",
-           "build_heldout3_labels"]
+           "build_heldout3_labels", "build_heldout4_labels"]
 
 _CODES = {"S": SUPPORTED, "P": PARTIAL, "C": CONTRADICTED, "A": ABSENT}
 
@@ -138,3 +138,15 @@ def build_heldout3_labels() -> str:
     again), with its second labelling pass (``heldout3_relabel.tsv``, by an independent labeller on the ids of
     ``heldout3_relabel_todo.tsv``) and adjudication (``heldout3_adjudicated.tsv``)."""
     return _build_pages("heldout3.tsv", "r", "heldout3_relabel.tsv", "heldout3_adjudicated.tsv")
+
+
+HELDOUT4_SHA256 = "cc1768642a2d37071d89cf90ffd1ddd8526de8f50f11743cf375c18e2c07c2fa"
+"""Digest of ``data/heldout4.tsv`` as committed on 1 December 2026, written blind while the checker was being
+revised: the fourth held-out set, measured once, at the end of that work."""
+
+
+def build_heldout4_labels() -> str:
+    """The JSON Lines text of the fourth held-out set, from ``data/heldout4.tsv`` (whole pages, other genres
+    again), with its second labelling pass (``heldout4_relabel.tsv``, by an independent labeller on the ids of
+    ``heldout4_relabel_todo.tsv``) and adjudication (``heldout4_adjudicated.tsv``)."""
+    return _build_pages("heldout4.tsv", "v", "heldout4_relabel.tsv", "heldout4_adjudicated.tsv")
