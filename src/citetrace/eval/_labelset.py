@@ -141,8 +141,8 @@ def build_heldout3_labels() -> str:
 
 
 HELDOUT4_SHA256 = "cc1768642a2d37071d89cf90ffd1ddd8526de8f50f11743cf375c18e2c07c2fa"
-"""Digest of ``data/heldout4.tsv`` as committed on 1 December 2026, written blind while the checker was being
-revised: the fourth held-out set, measured once, at the end of that work."""
+"""Digest of ``data/heldout4.tsv`` as committed (4df8900), written blind while the checker was being revised: the
+fourth held-out set, measured once, at the end of that work."""
 
 
 def build_heldout4_labels() -> str:
