@@ -62,8 +62,8 @@ class ProviderAnswer:
 
 def provider_answer(sent: Sent) -> ProviderAnswer | None:
     """The provider request ``sent`` is, when its answer should be read here; None for every other request."""
-    if sent.method.upper() != "POST":
-        return None
+    if sent.method.upper() != "POST" or not any(host in sent.url for host in _HOSTS):
+        return None  # every other request: a few substring checks, no URL parsing
     parts = urlsplit(sent.url)
     host = (parts.hostname or "").lower()
     if host not in _HOSTS:
