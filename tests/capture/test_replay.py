@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import sqlite3
 from typing import Any, Iterator
 
 import pytest
@@ -9,6 +12,7 @@ import requests
 
 from citetrace import ReplayMiss, names, replay, research_run, traced_tool
 from citetrace.pytest_plugin import citetrace_replay  # noqa: F401 - the fixture under test
+from citetrace.store import MemoryStore, SQLiteStore
 from citetrace.summary import SpanRecord, summarize
 from citetrace.testing import Captured, capture_spans, no_network
 from instrumentation._net import LocalServer  # tests/ is on sys.path (pytest's rootdir-relative import)
@@ -170,8 +174,6 @@ def test_generator_tools_replay_their_items() -> None:
     async def read(url: str) -> list[Any]:
         return [chunk async for chunk in stream_page(url)]
 
-    import asyncio
-
     with capture_spans(record_responses=True) as cap:
         with research_run("q") as run:
             first = list(stream_search("x"))
@@ -180,3 +182,75 @@ def test_generator_tools_replay_their_items() -> None:
             assert list(stream_search("x")) == first
             assert "".join(asyncio.run(read("https://a.example/1"))) == "".join(page)
         assert attempts == [] and rp.replayed == 2 and rp.missed == 0
+
+
+UNKNOWN = "20990101-000000-deadbeef"
+
+
+def _warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING and r.name.startswith("citetrace")]
+
+
+def test_an_unknown_replay_run_refuses_every_call_and_never_goes_live(
+        web: LocalServer, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """CITETRACE_REPLAY naming no run logs one warning, then every traced call (sync, fetch, under a
+    passthrough policy) raises ReplayMiss naming the run and the store, and the local server gets no request."""
+    monkeypatch.setenv(names.ENV_REPLAY, UNKNOWN)
+    monkeypatch.setenv(names.ENV_REPLAY_MISS, "passthrough")
+    search, read, _quota = _tools(web.base)
+    with caplog.at_level(logging.WARNING), capture_spans() as cap:
+        with research_run("q"):
+            for call in (lambda: search("lake orrin"), lambda: read(f"{web.base}/page/a"), lambda: search("again")):
+                with pytest.raises(ReplayMiss, match=rf"^replay of run {UNKNOWN} cannot answer tool '\w+': "
+                                                     rf"no run '{UNKNOWN}' to replay in memory"):
+                    call()
+        (root,) = cap.run_spans()
+    assert web.requests == []
+    assert (root.attributes or {})[names.RUN_REPLAY_OF] == UNKNOWN
+    (warning,) = _warnings(caplog)
+    assert f"{names.ENV_REPLAY}={UNKNOWN} cannot be replayed: no run" in warning and "\n" not in warning
+
+
+def test_a_run_recorded_without_responses_says_so_on_every_call(
+        web: LocalServer, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """Replaying a run recorded without CITETRACE_RECORD_RESPONSES (by env or by replay(), any miss policy,
+    async too) raises ReplayMiss saying the run recorded no responses and how to record them; nothing goes out."""
+    store = MemoryStore()
+    with capture_spans(store=store):
+        recorded = _agent(web.base)["run"]
+    before = len(web.requests)
+    search, read, _quota = _tools(web.base)
+    why = rf"run {recorded} recorded no tool responses \(record it with {names.ENV_RECORD_RESPONSES}=true\)$"
+    monkeypatch.setenv(names.ENV_REPLAY, recorded)
+    with caplog.at_level(logging.WARNING), capture_spans(store=store):
+        with pytest.raises(ReplayMiss, match=rf"tool 'search': {why}"):
+            search("lake orrin")
+        with pytest.raises(ReplayMiss, match=rf"tool 'read': {why}"):
+            read(f"{web.base}/page/a")
+    assert len(_warnings(caplog)) == 1
+    monkeypatch.delenv(names.ENV_REPLAY)
+
+    @traced_tool(kind="search")
+    async def asearch(query: str) -> list[Any]:
+        return list(requests.get(f"{web.base}/search", params={"q": query}, timeout=5).json()["results"])
+
+    with capture_spans(store=store), replay(recorded, store=store, miss="empty") as rp:
+        with pytest.raises(ReplayMiss, match=why):
+            asyncio.run(asearch("lake orrin"))
+    assert rp.missed == 1 and len(web.requests) == before
+
+
+def test_an_unreadable_store_refuses_replay_instead_of_going_live(
+        web: LocalServer, tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the store cannot be read (its responses table dropped behind its back), CITETRACE_REPLAY still
+    serves nothing live: each call raises ReplayMiss naming the run and the store error."""
+    broken = SQLiteStore(str(tmp_path / "store.db"))
+    with sqlite3.connect(tmp_path / "store.db") as db:
+        db.execute("DROP TABLE tool_responses")
+    monkeypatch.setenv(names.ENV_REPLAY, UNKNOWN)
+    search, _read, _quota = _tools(web.base)
+    with capture_spans(store=broken):
+        with pytest.raises(ReplayMiss, match=rf"run {UNKNOWN} could not be read from the store \(\w+Error: "):
+            search("lake orrin")
+    broken.close()
+    assert web.requests == []

@@ -10,10 +10,17 @@ the tool and the arguments; ``passthrough`` calls the real tool; ``empty`` retur
 
 Replay is process-wide while it is on (worker threads an agent starts replay too). Record runs to replay
 with ``CITETRACE_RECORD_RESPONSES=true`` (``configure(record_responses=True)``).
+
+A replay that cannot be served never goes to the network, whatever the miss policy: ``replay()`` of an
+unknown run raises ``ValueError`` on entry; ``CITETRACE_REPLAY`` naming an unknown run (or a store that cannot
+be read) logs one warning and then every traced call raises ``ReplayMiss`` saying why; a run that recorded
+no responses makes every traced call raise ``ReplayMiss`` saying so (it was recorded without
+``CITETRACE_RECORD_RESPONSES=true``). Running live again is a matter of unsetting ``CITETRACE_REPLAY``.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import deque
 from contextlib import contextmanager
@@ -27,6 +34,8 @@ __all__ = ["Replay", "ReplayMiss", "replay", "current", "MISS_POLICIES"]
 
 MISS_POLICIES = ("error", "passthrough", "empty")
 """What a call with no recorded response does (``CITETRACE_REPLAY_MISS``)."""
+
+_log = logging.getLogger("citetrace")
 
 
 class ReplayMiss(LookupError):
@@ -54,6 +63,18 @@ class Replay:
         self.recorded = len(responses)
         self.replayed = 0
         self.missed = 0
+        self.refusal: str | None = None if responses else (
+            f"run {self.run_id} recorded no tool responses (record it with {names.ENV_RECORD_RESPONSES}=true)")
+        """Why no call of this replay can be served (then every call raises ``ReplayMiss``), or None."""
+
+    @classmethod
+    def refused(cls, run_id: str, reason: str) -> "Replay":
+        """A replay that serves nothing: every traced call raises ``ReplayMiss`` with ``reason``, none goes out."""
+        rp = cls.__new__(cls)
+        rp.run_id, rp.miss, rp._lock, rp._queues = run_id, "error", threading.Lock(), {}
+        rp.recorded = rp.replayed = rp.missed = 0
+        rp.refusal = reason
+        return rp
 
     def _take(self, tool: str, key: str) -> Mapping[str, Any] | None:
         with self._lock:
@@ -67,6 +88,11 @@ class Replay:
     def stand_in(self, spec: Any, args: Sequence[Any], kwargs: Mapping[str, Any],
                  wrapped: Callable[..., Any], is_async: bool) -> Callable[..., Any]:
         """What ``invoke`` calls instead of ``wrapped``: the recorded response, or the miss policy's answer."""
+        if self.refusal is not None:  # nothing recorded: never the network, whatever the miss policy
+            with self._lock:
+                self.missed += 1
+            return _returning(ReplayMiss(f"replay of run {self.run_id} cannot answer tool {spec.name!r}: "
+                                         f"{self.refusal}"), is_async)
         payload = self._take(spec.name, args_key(spec.name, args, kwargs, spec.skip_self))
         if payload is None:
             if self.miss == "passthrough":
@@ -128,11 +154,23 @@ def _load_env(settings: Any) -> Replay | None:
     if settings.replay:
         try:
             found = Replay(settings.replay, miss=settings.replay_miss)
-        except Exception as exc:  # noqa: BLE001 - a bad replay id must not stop the agent: counted, no replay
-            _telemetry.count_error("capture", exc)
+        except Exception as exc:  # noqa: BLE001 - the agent starts; its traced calls refuse, none goes live
+            found = Replay.refused(settings.replay, _why(settings.replay, exc))
+        if found.refusal is not None:
+            _log.warning("citetrace: %s=%s cannot be replayed: %s; every traced tool call raises ReplayMiss "
+                         "(unset it to run live)", names.ENV_REPLAY, settings.replay, found.refusal)
     with _lock:
         _env = (settings, found)
     return found
+
+
+def _why(run_id: str, exc: Exception) -> str:
+    """The refusal for a replay whose run could not be opened: the ``ValueError`` says which run and store."""
+    from citetrace._redact import redact_text
+
+    if isinstance(exc, ValueError) and str(exc).startswith("no run "):
+        return str(exc)
+    return f"run {run_id} could not be read from the store ({type(exc).__name__}: {redact_text(str(exc))[:200]})"
 
 
 @contextmanager
