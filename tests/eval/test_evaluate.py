@@ -53,7 +53,7 @@ def test_pairs_checks_and_rates(store: MemoryStore) -> None:
     assert ev.pairs[4].fetch_failed is True
     d = ev.as_dict()
     assert d["rates"]["citation_coverage"]["denominator_counts"] == "claims needing one"
-    assert d["pairs"][1]["flags"] == ["stale", "percent_mismatch"]
+    assert d["pairs"][1]["flags"] == ["stale", "percent_mismatch", "rule:rival_stating"]
     assert [s["reason"] for s in d["sentences"] if not s["needs_citation"]] == ["heading", "question", "heading"]
 
 

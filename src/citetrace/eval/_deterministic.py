@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Sequence
+from typing import Callable, Sequence
 
 from citetrace.eval._align import anchor_words
 from citetrace.eval._clauses import clause_direction_conflict, clause_name_conflict, clause_value_conflict
@@ -35,10 +35,17 @@ from citetrace.eval._roles import role_word_conflict
 from citetrace.eval._slots import part_conflict, role_conflict, slot_conflict
 from citetrace.eval._types import ABSENT, CONTRADICTED, PARTIAL, SUPPORTED, Passage, Verdict
 
-__all__ = ["DeterministicJudge"]
+__all__ = ["DeterministicJudge", "RULE"]
+
+RULE = "rule:"
+"""Prefix of the flag naming the rule behind a CONTRADICTED verdict ("rule:rival_stating")."""
 
 _ONCE_PLANNED = re.compile(r"\b(?:originally|initially|was due|were due|had been|scheduled|planned|delayed|"
                            r"postponed|pushed back|put back|moved)\b", re.I)
+_STRONG = 0.5
+"""A rival value in the sentence the claim aligns with best contradicts only when that sentence shares at least
+half of the claim's content words (a value both state counting as one; det-6, ``_strength``): a sentence sharing two words of ten ("Larchmont", "applicants")
+says other numbers about other things, and is no evidence against the claim's; the checker abstains."""
 _SMALL_ORDINALS = frozenset({1.0, 2.0, 3.0})  # "one of 3 reasons" style counts are too weak to check
 
 
@@ -53,7 +60,7 @@ class DeterministicJudge:
     """Compare the claim's facts with the facts of the aligned passage sentences, one sentence at a time."""
 
     name = "deterministic"
-    version = "det-5"
+    version = "det-6"
 
     def __init__(self, *, min_shared: int = 2, extractive_support: bool = True) -> None:
         self.min_shared = min_shared
@@ -127,23 +134,33 @@ class DeterministicJudge:
             return self._no_facts(claim, aligned)
         dated = [f for f in claim_facts if any(f.baseline != o.baseline and _same_slot(f, o, claim_facts, best)
                                                for o in best.facts)]  # matched through the period it is about
-        local = local_direction_conflict(claim, claim_facts, best.text, best.facts) or slot_conflict(
-            [f for f in claim_facts if f not in dated], best.text, best.facts) or role_conflict(
-            [f for f in claim_facts if not any(_same_slot(f, o, claim_facts, best) for o in best.facts)],
-            claim_facts, best.facts) or clause_name_conflict(claim, claim_facts, best.text, best.facts) or (
-            clause_value_conflict(claim_facts, best.text)) or part_conflict(claim, best.text)
-        if local:
-            return Verdict(CONTRADICTED, self.name, best.text.strip(), local[1], (local[0],))
+        unplaced = [f for f in claim_facts if not any(_same_slot(f, o, claim_facts, best) for o in best.facts)]
+        local_rules: tuple[tuple[str, Callable[[], tuple[str, str] | None]], ...] = (
+            ("direction_value", lambda: local_direction_conflict(claim, claim_facts, best.text, best.facts)),
+            ("slot", lambda: slot_conflict([f for f in claim_facts if f not in dated], best.text, best.facts)),
+            ("role", lambda: role_conflict(unplaced, claim_facts, best.facts)),
+            ("clause_name", lambda: clause_name_conflict(claim, claim_facts, best.text, best.facts)),
+            ("clause_value", lambda: clause_value_conflict(claim_facts, best.text)),
+            ("part", lambda: part_conflict(claim, best.text)))
+        for rule, check in local_rules:
+            local = check()
+            if local:
+                return Verdict(CONTRADICTED, self.name, best.text.strip(), local[1], (local[0], RULE + rule))
         explainers = claim_facts + (extract_facts(context) if context else [])
         mismatched: list[Fact] = []
         missing: list[Fact] = []
         matched: list[Fact] = []
+        rule = ""
+        strong = _strength(best, extract_facts(context) if context else claim_facts,
+                           anchor_words(context or claim)) >= _STRONG
         for fact in claim_facts:
             if any(_same_slot(fact, o, claim_facts, best) for o in best.facts) or _quote_in(fact, best.text) or (
                     _in_version_range(fact, best.text)):
                 matched.append(fact)
-            elif _unexplained_rival(fact, best, explainers) and not _own_period_elsewhere(fact, claim_facts, best):
+            elif strong and _unexplained_rival(fact, best, explainers) and not _own_period_elsewhere(
+                    fact, claim_facts, best):
                 mismatched.append(fact)  # the sentence that states the claim's other facts says another value
+                rule = rule or "rival_stating"
             elif any(facts_equal(fact, o) for s in aligned for o in s.facts) or any(
                     _quote_in(fact, s.text) for s in aligned):
                 missing.append(fact)  # stated, but not in the same sentence as the rest of the claim
@@ -153,13 +170,14 @@ class DeterministicJudge:
             elif any(_unexplained_rival(fact, s, explainers, same_slot=True)
                      and not _own_period_elsewhere(fact, claim_facts, s) for s in aligned):
                 mismatched.append(fact)  # another sentence gives another value in the claim value's slot
+                rule = rule or "rival_elsewhere"
             else:
                 missing.append(fact)
         if mismatched:
             flags = tuple(sorted({f"{f.kind}_mismatch" for f in mismatched}))
             found = ", ".join(f.text for f in mismatched)
             return Verdict(CONTRADICTED, self.name, best.text.strip(),
-                           f"aligned passage states different values for: {found}", flags)
+                           f"aligned passage states different values for: {found}", flags + (RULE + rule,))
         if missing:
             flags = tuple(sorted({f"{f.kind}_not_found" for f in missing}))
             return Verdict(PARTIAL, self.name, best.text.strip(), "not found in the sentence where the claim "
@@ -179,11 +197,12 @@ class DeterministicJudge:
         for s in stating:
             shared = s.overlap + sum(1 for c in claim_facts if not bare_year(c) and any(
                 facts_equal(c, o) and comparable(c, o) for o in s.facts))
-            conflict = direction_conflict(claim, s.text) or clause_direction_conflict(claim, s.text) or (
-                from_to_swapped(claim, s.text) or entity_conflict(claim, s.text, page)) or role_word_conflict(
-                claim, s.text) or polarity_conflict(claim, s.text, page)
-            if conflict and shared >= max(2, min(len(anchor_words(claim) - _opposite_words()), 3)):
-                return Verdict(CONTRADICTED, self.name, s.text.strip(), conflict[1], (conflict[0],))
+            if shared < max(2, min(len(anchor_words(claim) - _opposite_words()), 3)):
+                continue
+            for rule, check in _WORD_RULES:
+                conflict = check(claim, s.text, page)
+                if conflict:
+                    return Verdict(CONTRADICTED, self.name, s.text.strip(), conflict[1], (conflict[0], RULE + rule))
         return None
 
     def _no_facts(self, claim: str, aligned: Sequence[_Sentence]) -> Verdict:
@@ -195,6 +214,29 @@ class DeterministicJudge:
                                    "one passage sentence", ("extractive_match",))
         return Verdict(PARTIAL, self.name, best.text.strip(), "on topic; nothing mechanically checkable",
                        ("nothing_checkable",))
+
+
+_WORD_RULES: tuple[tuple[str, Callable[[str, str, str], tuple[str, str] | None]], ...] = (
+    ("direction_sentence", lambda claim, sentence, page: direction_conflict(claim, sentence)),
+    ("clause_direction", lambda claim, sentence, page: clause_direction_conflict(claim, sentence)),
+    ("from_to", lambda claim, sentence, page: from_to_swapped(claim, sentence)),
+    ("entity", entity_conflict),
+    ("role_word", lambda claim, sentence, page: role_word_conflict(claim, sentence)),
+    ("polarity", polarity_conflict),
+)
+"""The word rules, in the order they are tried, each with the name its CONTRADICTED verdict carries as a
+``rule:NAME`` flag (so that ``python -m citetrace.eval._audit`` can count each family's right and wrong
+verdicts)."""
+
+
+def _strength(sentence: _Sentence, claim_facts: Sequence[Fact], anchors: set[str]) -> float:
+    """How strongly a sentence aligns with the claim: the content words both state, plus the values (not bare
+    years) both state, as a share of the claim's content words. A value both state counts as a shared word, as
+    for the word rules ("Quill 8.2.3 and 8.1.8" against "Quill 8.2.3 and 8.1.9" share a word and a value of
+    three words), but an unstated value costs nothing: the contradicted value is never stated."""
+    stated = sum(1 for c in claim_facts if not bare_year(c) and any(
+        facts_equal(c, o) and comparable(c, o) for o in sentence.facts))
+    return (sentence.overlap + stated) / max(1, len(anchors))
 
 
 def _split_anchors(text: str) -> set[str]:
