@@ -69,11 +69,21 @@ func newHistogram(name, doc string, bounds []float64, labels ...string) *histogr
 func (c *counter) inc(key string, v float64) { c.values[key] += v }
 
 func (h *histogram) observe(key string, v float64, traceID *[16]byte, at time.Time) {
+	h.record(h.seriesOf(key), v, traceID, at)
+}
+
+// seriesOf is the series of the label key, made on first use.
+func (h *histogram) seriesOf(key string) *histSeries {
 	s := h.series[key]
 	if s == nil {
 		s = &histSeries{counts: make([]uint64, len(h.bounds)+1), exemplars: make([]exemplar, len(h.bounds)+1)}
 		h.series[key] = s
 	}
+	return s
+}
+
+// record is one observation in a series.
+func (h *histogram) record(s *histSeries, v float64, traceID *[16]byte, at time.Time) {
 	i := sort.SearchFloat64s(h.bounds, v)
 	s.counts[i]++
 	s.total += v
@@ -165,40 +175,54 @@ type toolCall struct {
 	traceID                   [16]byte
 }
 
-// observeTools is observe_tool for each call, in order.
+// observeTools is observe_tool for each call, in order. A run's calls of one tool come together: for each stretch
+// of calls with the same labels, the label key and the histogram series are looked up once and the counter is
+// added to once.
 func (m *summaryMetrics) observeTools(calls []toolCall, at time.Time) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var last toolLabels
-	var lastKey [2]string
+	var key [2]string
+	var series *histSeries
+	pending := 0
 	for i := range calls {
 		c := &calls[i]
 		raw := toolLabels{c.agent, c.tool, c.kind, c.status}
-		k, ok := lastKey, i > 0 && raw == last // a run's calls of one tool come together: no lookup for those
-		if !ok {
-			k, ok = m.toolKeys[raw]
+		if i == 0 || raw != last {
+			if pending > 0 {
+				m.tools.inc(key[0], float64(pending))
+			}
+			key, pending, last = m.toolKey(raw), 0, raw
+			series = m.toolSeconds.seriesOf(key[1])
 		}
-		last = raw
-		if !ok {
-			agent := m.agentLabel(c.agent)
-			tool := names.AgentUnknown
-			if c.tool != "" {
-				tool = m.toolLabel.label(c.tool)
-			}
-			status := c.status
-			if !isToolStatus(status) {
-				status = names.StatusError
-			}
-			if len(m.toolKeys) >= 4096 { // raw names past the cap must not grow this cache forever
-				clear(m.toolKeys)
-			}
-			k = [2]string{agent + labelSep + tool + labelSep + c.kind + labelSep + status, agent + labelSep + tool + labelSep + c.kind}
-			m.toolKeys[raw] = k
-		}
-		lastKey = k
-		m.tools.inc(k[0], 1)
-		m.toolSeconds.observe(k[1], c.seconds, &c.traceID, at)
+		pending++
+		m.toolSeconds.record(series, c.seconds, &c.traceID, at)
 	}
+	if pending > 0 {
+		m.tools.inc(key[0], float64(pending))
+	}
+}
+
+// toolKey is a call's capped, joined labels: the tool_calls key and the duration key (cached by raw labels).
+func (m *summaryMetrics) toolKey(raw toolLabels) [2]string {
+	if k, ok := m.toolKeys[raw]; ok {
+		return k
+	}
+	agent := m.agentLabel(raw.agent)
+	tool := names.AgentUnknown
+	if raw.tool != "" {
+		tool = m.toolLabel.label(raw.tool)
+	}
+	status := raw.status
+	if !isToolStatus(status) {
+		status = names.StatusError
+	}
+	if len(m.toolKeys) >= 4096 { // raw names past the cap must not grow this cache forever
+		clear(m.toolKeys)
+	}
+	k := [2]string{agent + labelSep + tool + labelSep + raw.kind + labelSep + status, agent + labelSep + tool + labelSep + raw.kind}
+	m.toolKeys[raw] = k
+	return k
 }
 
 func summaryField(s *Summary, field string) float64 {
