@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"testing"
 
-	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
-	"go.uber.org/zap"
 
 	"github.com/citetrace/citetracesummary/internal/names"
 )
@@ -80,12 +78,10 @@ func benchBatch(seed int) ptrace.Traces {
 func BenchmarkConsume(b *testing.B) {
 	cfg := createDefaultConfig()
 	cfg.MaxTraces = 1 << 20
-	tel, _ := newTelemetry(componenttest.NewNopTelemetrySettings(), func() int64 { return 0 })
-	c := newCore(cfg, zap.NewNop(), tel, pcommon.NewResource())
+	c, _ := testCore(b, cfg)
 	now := 0.0
 	c.mono = func() float64 { return now }
 	c.tracesOut = consumertest.NewNop()
-	c.asm = newAssembler(cfg.limits(), true)
 	batches := make([]ptrace.Traces, 50)
 	for i := range batches {
 		batches[i] = benchBatch(i)

@@ -13,21 +13,30 @@ import (
 	"github.com/citetrace/citetracesummary/internal/names"
 )
 
+// testCore is a core for cfg as the connector makes one, without its nodes: its traces go to the sink, its
+// clock is the caller's to set (c.mono), and it is not started (no ticker; the caller ticks).
+func testCore(tb testing.TB, cfg *Config) (*core, *consumertest.TracesSink) {
+	tb.Helper()
+	var c *core
+	tel, err := newTelemetry(componenttest.NewNopTelemetrySettings(), func() int64 { return c.inFlight.Load() })
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c = newCore(cfg, zap.NewNop(), tel, pcommon.NewResource())
+	sink := &consumertest.TracesSink{}
+	c.tracesOut = sink
+	c.asm = newAssembler(cfg.limits(), true)
+	return c, sink
+}
+
 // TestRootsHeldFromWhereverTheyAreInTheBatch: roots in several resources and scopes (one scope and one resource
 // of roots only) are taken out at once and come back later with their summaries; a root re-sent in the same
 // batch, and a foreign span with the root's ids ahead of it, pass through; every span comes out once.
 func TestRootsHeldFromWhereverTheyAreInTheBatch(t *testing.T) {
 	cfg := createDefaultConfig()
-	tel, err := newTelemetry(componenttest.NewNopTelemetrySettings(), func() int64 { return 0 })
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := newCore(cfg, zap.NewNop(), tel, pcommon.NewResource())
+	c, sink := testCore(t, cfg)
 	now := 0.0
 	c.mono = func() float64 { return now }
-	sink := &consumertest.TracesSink{}
-	c.tracesOut = sink
-	c.asm = newAssembler(cfg.limits(), true)
 
 	td := ptrace.NewTraces()
 	span := func(ss ptrace.ScopeSpans, trace, id byte, root bool) {

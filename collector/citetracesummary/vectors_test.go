@@ -13,11 +13,9 @@ import (
 	"strings"
 	"testing"
 
-	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
-	"go.uber.org/zap"
 
 	"github.com/citetrace/citetracesummary/internal/names"
 )
@@ -188,18 +186,9 @@ type vectorRun struct {
 func runVector(t *testing.T, v vector) vectorRun {
 	t.Helper()
 	cfg := vectorConfig(t, v.Config)
-	set := componenttest.NewNopTelemetrySettings()
-	var c *core
-	tel, err := newTelemetry(set, func() int64 { return c.inFlight.Load() })
-	if err != nil {
-		t.Fatal(err)
-	}
-	c = newCore(cfg, zap.NewNop(), tel, pcommon.NewResource())
+	c, sink := testCore(t, cfg)
 	now := 0.0
 	c.mono = func() float64 { return now }
-	sink := &consumertest.TracesSink{}
-	c.tracesOut = sink
-	c.asm = newAssembler(cfg.limits(), true)
 	var run vectorRun
 	c.observe = func(s []Summary) { run.summaries = append(run.summaries, s...) }
 	ctx := context.Background()
