@@ -11,13 +11,11 @@ from typing import Iterator
 import anthropic
 import pytest
 
-from citetrace import names, research_run
+from citetrace import names
 from citetrace.eval import evaluate_run, gate
-from citetrace.instrumentation import CiteTraceInstrumentor
 from citetrace.store import MemoryStore
-from citetrace.summary import TraceSummaryProcessor
-from citetrace.testing import capture_spans
 
+from _instrumented import summarized_run
 from instrumentation._net import LocalServer
 
 SOURCE = "https://solar.example/report"
@@ -51,19 +49,11 @@ def test_model_citations_are_not_no_citations(server: LocalServer) -> None:
     """The summary has the model's citation; the gate does not fail no_citations, and says why it cannot pair
     those citations with claims."""
     store = MemoryStore()
-    inst = CiteTraceInstrumentor()
-    inst.instrument(tools="")
-    try:
-        with capture_spans(store=store, processors=(TraceSummaryProcessor(store=store),)) as cap:
-            with research_run(question="q", agent="hunt") as run:
-                client = anthropic.Anthropic(base_url=server.base, api_key="sk-ant-test", max_retries=0)
-                msg = client.messages.create(model="claude-scripted", max_tokens=10,
-                                             messages=[{"role": "user", "content": "q"}],
-                                             tools=[{"type": "web_search_20250305", "name": "web_search"}])
-                run.record_answer("".join(b.text for b in msg.content if b.type == "text"))
-            cap.tracer_provider.force_flush()
-    finally:
-        inst.uninstrument()
+    with summarized_run(store) as run:
+        client = anthropic.Anthropic(base_url=server.base, api_key="sk-ant-test", max_retries=0)
+        msg = client.messages.create(model="claude-scripted", max_tokens=10, messages=[{"role": "user", "content": "q"}],
+                                     tools=[{"type": "web_search_20250305", "name": "web_search"}])
+        run.record_answer("".join(b.text for b in msg.content if b.type == "text"))
     ev = evaluate_run(store, run.id, offline=True)
     assert ev.run_summary is not None and ev.run_summary["citations"] == 1
     assert ev.rates["citation_coverage"].numerator == 0  # eval cannot pair a citation that is not in the text

@@ -14,12 +14,11 @@ import anthropic
 import pytest
 import requests
 
-from citetrace import names, research_run, traced_tool
+from citetrace import names, traced_tool
 from citetrace.eval import evaluate_run, gate
-from citetrace.instrumentation import CiteTraceInstrumentor
 from citetrace.store import MemoryStore
-from citetrace.testing import capture_spans
 
+from _instrumented import summarized_run
 from instrumentation._net import LocalServer
 
 PDF_URL = "https://docs.example/report.pdf"
@@ -62,19 +61,14 @@ def server() -> Iterator[LocalServer]:
 def test_gate_names_failed_and_textless_reads_apart_from_unfetched(server: LocalServer) -> None:
     """Three cited URLs the run cannot check fail the gate, each with what really happened to it."""
     store = MemoryStore()
-    inst = CiteTraceInstrumentor()
-    inst.instrument(tools="")
-    try:
-        with capture_spans(store=store), research_run(question="q", agent="hunt") as run:
-            with pytest.raises(requests.HTTPError):
-                read_page(f"{server.base}/gone")
-            client = anthropic.Anthropic(base_url=server.base, api_key="sk-ant-test", max_retries=0)
-            client.messages.create(model="claude-scripted", max_tokens=10, messages=[{"role": "user", "content": "q"}],
-                                   tools=[{"type": "web_fetch_20250910", "name": "web_fetch"}])
-            run.record_answer(f"Solar grew [1]. The report agrees [2]. Nobody read this [3].\n\n"
-                              f"[1] {server.base}/gone\n[2] {PDF_URL}\n[3] {NEVER}\n")
-    finally:
-        inst.uninstrument()
+    with summarized_run(store) as run:
+        with pytest.raises(requests.HTTPError):
+            read_page(f"{server.base}/gone")
+        client = anthropic.Anthropic(base_url=server.base, api_key="sk-ant-test", max_retries=0)
+        client.messages.create(model="claude-scripted", max_tokens=10, messages=[{"role": "user", "content": "q"}],
+                               tools=[{"type": "web_fetch_20250910", "name": "web_fetch"}])
+        run.record_answer(f"Solar grew [1]. The report agrees [2]. Nobody read this [3].\n\n"
+                          f"[1] {server.base}/gone\n[2] {PDF_URL}\n[3] {NEVER}\n")
     ev = evaluate_run(store, run.id, offline=True)
     flags = {p.pair.url: p.flags() for p in ev.pairs if p.pair.url}
     assert "fetch_failed" in flags[f"{server.base}/gone"] and "unfetched" not in flags[f"{server.base}/gone"]

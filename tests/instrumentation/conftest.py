@@ -3,7 +3,10 @@ a local HTTP server, and a tracer provider that records nothing."""
 
 from __future__ import annotations
 
+import itertools
+import sys
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
@@ -31,6 +34,33 @@ def instrumented() -> Iterator[CiteTraceInstrumentor]:
         yield instrumentor
     finally:
         instrumentor.uninstrument()
+
+
+@pytest.fixture
+def instrumentor() -> Iterator[CiteTraceInstrumentor]:
+    """The instrumentor, not yet instrumented (the test picks its rows and tools); uninstrumented after."""
+    inst = CiteTraceInstrumentor()
+    try:
+        yield inst
+    finally:
+        inst.uninstrument()
+
+
+_modules = itertools.count()
+
+
+@contextmanager
+def importable(directory: Path, source: str, prefix: str = "user_tools") -> Iterator[str]:
+    """A fresh module name (not yet imported) whose file in ``directory`` holds ``source``: the user's own
+    tools for ``CITETRACE_TOOLS``; removed from ``sys.path`` and ``sys.modules`` after."""
+    name = f"{prefix}_{next(_modules)}"
+    (directory / f"{name}.py").write_text(source)
+    sys.path.insert(0, str(directory))
+    try:
+        yield name
+    finally:
+        sys.path.remove(str(directory))
+        sys.modules.pop(name, None)
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import itertools
 import logging
 import sys
 from pathlib import Path
@@ -18,7 +17,7 @@ from citetrace import names, traced_tool
 from citetrace.instrumentation import CiteTraceInstrumentor
 from citetrace.testing import Captured
 
-from .conftest import one_tool_span
+from .conftest import importable, one_tool_span
 
 SOURCE = '''
 from citetrace import traced_tool
@@ -38,30 +37,13 @@ class Browser:
 def already_traced(query):
     return [{"url": "https://mine.example/d"}]
 '''
-_counter = itertools.count()
 
 
 @pytest.fixture
 def user_module(tmp_path: Path) -> Iterator[str]:
-    """A fresh importable module name (not yet imported) holding the user's tools."""
-    name = f"user_tools_{next(_counter)}"
-    (tmp_path / f"{name}.py").write_text(SOURCE)
-    sys.path.insert(0, str(tmp_path))
-    try:
+    """A fresh importable module name (not yet imported) holding SOURCE."""
+    with importable(tmp_path, SOURCE, "user_tools") as name:
         yield name
-    finally:
-        sys.path.remove(str(tmp_path))
-        sys.modules.pop(name, None)
-
-
-@pytest.fixture
-def instrumentor() -> Iterator[CiteTraceInstrumentor]:
-    """The instrumentor, uninstrumented after the test."""
-    inst = CiteTraceInstrumentor()
-    try:
-        yield inst
-    finally:
-        inst.uninstrument()
 
 
 def test_wraps_functions_imported_after_instrument(user_module: str, instrumentor: CiteTraceInstrumentor,

@@ -6,8 +6,6 @@ Real ``requests`` and ``httpx`` against a server on 127.0.0.1."""
 from __future__ import annotations
 
 import importlib
-import itertools
-import sys
 from pathlib import Path
 from typing import Iterator
 
@@ -18,7 +16,7 @@ from citetrace.instrumentation import CiteTraceInstrumentor
 from citetrace.testing import Captured
 
 from ._net import LocalServer
-from .conftest import one_tool_span
+from .conftest import importable, one_tool_span
 
 SOURCE = '''
 import httpx, requests
@@ -35,30 +33,13 @@ def fetch_httpx(url):
 '''
 PAGE = "A long page about solar capacity that is certainly a real read. " * 10
 ERROR_PAGE = "<html><body>" + "Sorry, this page does not exist. " * 20 + "</body></html>"
-_counter = itertools.count()
 
 
 @pytest.fixture
 def tools(tmp_path: Path) -> Iterator[str]:
-    """A fresh importable module of the user's tools."""
-    name = f"user_status_{next(_counter)}"
-    (tmp_path / f"{name}.py").write_text(SOURCE)
-    sys.path.insert(0, str(tmp_path))
-    try:
+    """A fresh importable module name (not yet imported) holding SOURCE."""
+    with importable(tmp_path, SOURCE, "user_status") as name:
         yield name
-    finally:
-        sys.path.remove(str(tmp_path))
-        sys.modules.pop(name, None)
-
-
-@pytest.fixture
-def instrumentor() -> Iterator[CiteTraceInstrumentor]:
-    """The instrumentor with the library rows (so the requests and httpx probes are on), undone after."""
-    inst = CiteTraceInstrumentor()
-    try:
-        yield inst
-    finally:
-        inst.uninstrument()
 
 
 def _instrument(inst: CiteTraceInstrumentor, mod: str) -> object:

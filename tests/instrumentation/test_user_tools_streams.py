@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import itertools
-import sys
 from pathlib import Path
 from typing import Iterator
 
@@ -18,7 +16,7 @@ from citetrace.instrumentation import CiteTraceInstrumentor
 from citetrace.testing import Captured
 
 from ._net import LocalServer
-from .conftest import one_tool_span
+from .conftest import importable, one_tool_span
 
 SOURCE = '''
 import httpx
@@ -45,30 +43,13 @@ class Reader:
                 yield chunk
 '''
 PAGE = "A page about solar capacity, long enough to be a real read. " * 20
-_counter = itertools.count()
 
 
 @pytest.fixture
 def streams_module(tmp_path: Path) -> Iterator[str]:
-    """A fresh importable module name (not yet imported) holding generator tools."""
-    name = f"user_streams_{next(_counter)}"
-    (tmp_path / f"{name}.py").write_text(SOURCE)
-    sys.path.insert(0, str(tmp_path))
-    try:
+    """A fresh importable module name (not yet imported) holding SOURCE."""
+    with importable(tmp_path, SOURCE, "user_streams") as name:
         yield name
-    finally:
-        sys.path.remove(str(tmp_path))
-        sys.modules.pop(name, None)
-
-
-@pytest.fixture
-def instrumentor() -> Iterator[CiteTraceInstrumentor]:
-    """The instrumentor, uninstrumented after the test."""
-    inst = CiteTraceInstrumentor()
-    try:
-        yield inst
-    finally:
-        inst.uninstrument()
 
 
 def _pages(server: LocalServer) -> None:

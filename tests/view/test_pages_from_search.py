@@ -7,12 +7,10 @@ from __future__ import annotations
 import responses
 from tavily import TavilyClient
 
-from citetrace import research_run
-from citetrace.instrumentation import CiteTraceInstrumentor
 from citetrace.store import MemoryStore
-from citetrace.summary import TraceSummaryProcessor
-from citetrace.testing import capture_spans
 from citetrace.view import build_run_view, render_run_page
+
+from _instrumented import summarized_run
 
 PAGE = "Solar capacity grew 24 percent in 2024, the agency said in its yearly report on renewables. " * 4
 RESULTS = {"query": "q", "results": [
@@ -27,17 +25,10 @@ def test_cited_page_read_with_its_search_result_is_not_unfetched() -> None:
     with no text is still never read; the page shows each so."""
     responses.post("https://api.tavily.com/search", json=RESULTS)
     store = MemoryStore()
-    inst = CiteTraceInstrumentor()
-    inst.instrument(tools="")
-    try:
-        with capture_spans(store=store, processors=(TraceSummaryProcessor(store=store),)) as cap:
-            with research_run(question="q", agent="hunt") as run:
-                TavilyClient(api_key="tvly-test").search("solar growth", include_raw_content=True)
-                run.record_answer("Solar grew 24 percent [1]. Another result [2].\n\n"
-                                  "[1] https://solar.example/report\n[2] https://solar.example/snippet-only\n")
-            cap.tracer_provider.force_flush()
-    finally:
-        inst.uninstrument()
+    with summarized_run(store) as run:
+        TavilyClient(api_key="tvly-test").search("solar growth", include_raw_content=True)
+        run.record_answer("Solar grew 24 percent [1]. Another result [2].\n\n"
+                          "[1] https://solar.example/report\n[2] https://solar.example/snippet-only\n")
     record = store.get_run(run.id)
     assert record is not None and record.summary is not None
     summary = record.summary
