@@ -92,6 +92,30 @@ def test_openai_responses_sources_follow_the_request_body(instrumented: Any, cap
 
 
 @responses.activate
+def test_gemini_generate_content_with_requests(instrumented: Any, cap: Captured) -> None:
+    """POST generativelanguage.googleapis.com/v1beta/models/{model}:generateContent (its REST answer is
+    camelCase JSON): one grounded search of its chunks, the supported chunk cited; the API key in the query
+    string reaches no span; ``:streamGenerateContent`` and another model path are not read."""
+    url = "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent"
+    answer = {"candidates": [{"content": {"role": "model", "parts": [{"text": "Spain won Euro 2024."}]},
+                              "groundingMetadata": {"webSearchQueries": ["euro 2024 winner"],
+                                                    "groundingChunks": [{"web": {"uri": SOURCE_A, "title": "a"}},
+                                                                        {"web": {"uri": SOURCE_B, "title": "b"}}],
+                                                    "groundingSupports": [{"segment": {"startIndex": 0, "endIndex": 20},
+                                                                           "groundingChunkIndices": [1]}]}}]}
+    responses.post(url, json=answer)
+    responses.post(url.replace(":generateContent", ":streamGenerateContent"), json=[answer])
+    with research_run(question="q", agent="raw-http"):
+        requests.post(url, params={"key": "AIzaSecretKey1234567890abcdefghijklmnop"}, timeout=5,
+                      json={"contents": [{"parts": [{"text": "q"}]}], "tools": [{"googleSearch": {}}]})
+        requests.post(url.replace(":generateContent", ":streamGenerateContent"), json={}, timeout=5)
+    (span,) = _provider_spans(cap)
+    assert (span[names.GEN_AI_TOOL_NAME], list(span[names.URLS_RETURNED])) == ("google.google_search", [SOURCE_A, SOURCE_B])
+    assert list((cap.run_spans()[0].attributes or {})[names.CITATIONS]) == [SOURCE_B]
+    assert "AIzaSecret" not in repr([dict(s.attributes or {}) for s in cap.spans])
+
+
+@responses.activate
 def test_streams_errors_and_other_paths_make_nothing(instrumented: Any, cap: Captured) -> None:
     """A streamed request (SSE, not read here), an error answer and another path of the same host make no span."""
     responses.post("https://api.anthropic.com/v1/messages", body="event: ping\ndata: {}\n\n",

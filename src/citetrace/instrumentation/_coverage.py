@@ -152,8 +152,8 @@ def _fetch_rules() -> list[str]:
 
 def _provider_answers() -> list[str]:
     lines = ["| Endpoint | Method | Read with | What is read |", "| --- | --- | --- | --- |"]
-    for (host, path), reader in ANSWERS.items():
-        lines.append(f"| `{host}{path}` | POST | `{reader.__module__.rpartition('.')[2].lstrip('_')}.{reader.__name__}` "
+    for e in ANSWERS:
+        lines.append(f"| `{e.host}{e.path}` | POST | `{e.reader.__module__.rpartition('.')[2].lstrip('_')}.{e.reader.__name__}` "
                      "| the server-side searches and fetches in a non-streamed JSON answer, and the model's citations "
                      "(docs/provider-search.md) |")
     return lines

@@ -1,8 +1,9 @@
 """Provider answers over plain HTTP: the Messages, Responses and chat-completions APIs called without the SDK.
 
 An agent that posts to ``api.anthropic.com/v1/messages``, ``api.openai.com/v1/responses`` or
-``/v1/chat/completions``, or ``api.perplexity.ai/chat/completions`` with ``requests``, ``httpx``, ``aiohttp`` or
-``urllib`` (LiteLLM posts to Anthropic with httpx; Perplexity's own examples use ``requests``) gets what the
+``/v1/chat/completions``, ``api.perplexity.ai/chat/completions``, or Gemini's
+``generativelanguage.googleapis.com/v1beta/models/{model}:generateContent`` with ``requests``, ``httpx``, ``aiohttp`` or
+``urllib`` (LiteLLM posts to Anthropic and Gemini with httpx; Perplexity's own examples use ``requests``) gets what the
 SDK rows record: each server-side search and fetch as a tool span of the run, and the model's citations on it.
 The answer is read with the SDK rows' own readers (``_providers``), the request's JSON body standing in for the
 SDK call's keywords (``include`` decides whether OpenAI's sources were reported). The request itself is no
@@ -22,23 +23,46 @@ from urllib.parse import urlsplit
 
 from citetrace._fetchrules import json_object
 from citetrace.instrumentation._http._transports import Reply, Sent
-from citetrace.instrumentation._providers import _anthropic, _openai
+from citetrace.instrumentation._providers import _anthropic, _google, _openai
 from citetrace.instrumentation._providers._record import Reading, in_sdk_call, read_safely
 
-__all__ = ["ProviderAnswer", "ENDPOINTS", "provider_answer"]
+__all__ = ["Endpoint", "ProviderAnswer", "ENDPOINTS", "provider_answer"]
 
 Reader = Callable[[Any, dict[str, Any]], Reading]
 
-ENDPOINTS: dict[tuple[str, str], Reader] = {
-    ("api.anthropic.com", "/v1/messages"): _anthropic.read_message,
-    ("api.openai.com", "/v1/responses"): _openai.read_response,
-    ("api.openai.com", "/v1/chat/completions"): _openai.read_chat_completion,
-    ("api.perplexity.ai", "/chat/completions"): _openai.read_chat_completion,
-    ("api.perplexity.ai", "/v1/chat/completions"): _openai.read_chat_completion,
-}
-"""(host, path) of a POST whose JSON answer is read -> the SDK row's reader (Sonar answers are read by the
-chat-completions reader, which recognises their ``search_results``)."""
-_HOSTS = frozenset(host for host, _path in ENDPOINTS)
+
+@dataclass(frozen=True)
+class Endpoint:
+    """A provider API path whose POSTed JSON answer is read with the SDK row's ``reader``."""
+
+    host: str
+    path: str
+    """As shown in docs/coverage.md; ``{model}`` stands for one path segment."""
+    reader: Reader
+
+    def matches(self, host: str, path: str) -> bool:
+        if host != self.host:
+            return False
+        head, placeholder, tail = self.path.partition("{model}")
+        if not placeholder:
+            return path == self.path
+        if len(path) <= len(head) + len(tail) or not (path.startswith(head) and path.endswith(tail)):
+            return False
+        return "/" not in path[len(head):len(path) - len(tail)]  # the model is one path segment
+
+
+ENDPOINTS: tuple[Endpoint, ...] = (
+    Endpoint("api.anthropic.com", "/v1/messages", _anthropic.read_message),
+    Endpoint("api.openai.com", "/v1/responses", _openai.read_response),
+    Endpoint("api.openai.com", "/v1/chat/completions", _openai.read_chat_completion),
+    Endpoint("api.perplexity.ai", "/chat/completions", _openai.read_chat_completion),
+    Endpoint("api.perplexity.ai", "/v1/chat/completions", _openai.read_chat_completion),
+    Endpoint("generativelanguage.googleapis.com", "/v1beta/models/{model}:generateContent", _google.read_wire_json),
+    Endpoint("generativelanguage.googleapis.com", "/v1/models/{model}:generateContent", _google.read_wire_json),
+)
+"""The provider paths read here (Sonar answers are read by the chat-completions reader, which recognises their
+``search_results``; Gemini's REST answer is camelCase JSON, read after renaming its keys as the SDK does)."""
+_HOSTS = frozenset(e.host for e in ENDPOINTS)
 
 
 @dataclass(frozen=True)
@@ -68,10 +92,11 @@ def provider_answer(sent: Sent) -> ProviderAnswer | None:
     host = (parts.hostname or "").lower()
     if host not in _HOSTS:
         return None
-    reader = ENDPOINTS.get((host, (parts.path or "/").rstrip("/")))
-    if reader is None or in_sdk_call() or sent.streamed:
+    path = (parts.path or "/").rstrip("/")
+    endpoint = next((e for e in ENDPOINTS if e.matches(host, path)), None)
+    if endpoint is None or in_sdk_call() or sent.streamed:
         return None
     request = dict(json_object(sent.body))
     if request.get("stream") is True:
         return None
-    return ProviderAnswer(reader, request)
+    return ProviderAnswer(endpoint.reader, request)

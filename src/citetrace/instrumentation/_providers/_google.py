@@ -10,12 +10,13 @@ not search. ``generate_content_stream`` is read from its last chunk that carries
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from citetrace.instrumentation._providers._record import SEARCH, Reading, ServerCall, chunks_wrapper, field, response_wrapper
 from citetrace.instrumentation._table_types import Wrap
 
-__all__ = ["ROWS", "read_generate_content"]
+__all__ = ["ROWS", "read_generate_content", "read_wire_json"]
 
 DIST = "google-genai"
 PROVIDER = "google"
@@ -39,6 +40,20 @@ def read_generate_content(response: Any, kwargs: dict[str, Any]) -> Reading:
                 if isinstance(index, int) and 0 <= index < len(chunks) and isinstance(chunks[index], str):
                     cited.append(chunks[index])
     return Reading(calls, cited)
+
+
+def _snake(value: Any) -> Any:
+    """The REST API's camelCase JSON keys in the SDK's snake_case (``groundingMetadata`` -> ``grounding_metadata``)."""
+    if isinstance(value, dict):
+        return {re.sub(r"(?<!^)(?=[A-Z])", "_", str(k)).lower(): _snake(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_snake(v) for v in value]
+    return value
+
+
+def read_wire_json(data: Any, kwargs: dict[str, Any]) -> Reading:
+    """A ``generateContent`` answer as the REST API sends it (camelCase JSON), for the HTTP layer."""
+    return read_generate_content(_snake(data), kwargs)
 
 
 def _rows() -> tuple[Wrap, ...]:
