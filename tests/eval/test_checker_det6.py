@@ -60,3 +60,48 @@ def test_the_audit_counts_right_and_wrong_per_rule() -> None:
         LabelledPair("d", "The survey interviewed farmers.", "The survey interviewed farmers.", "SUPPORTED"),
     ]
     assert rule_audit(pairs) == {"rival_stating": [1, 1], "direction_sentence": [1, 0]}
+
+
+def test_a_level_against_a_change_abstains() -> None:
+    """"Slowed to 3.8 %" (a level) says nothing against "rose 3.8 percent" (a change): PARTIAL."""
+    v = verdict("Tallis's wage growth slowed to 3.8 %, easing pressure on the bank to raise rates.",
+                "Average hourly wages in Tallis rose 3.8 percent on the year, after a 4.1 percent increase in "
+                "September.")
+    assert v.label == PARTIAL, v
+
+
+def test_a_bound_is_no_direction() -> None:
+    """"From more than 9,000 ... to 1,200" is a fall; "more than" is a bound, not a rise: PARTIAL."""
+    v = verdict("Puffin burrows on Hestur have dropped from more than 9,000 in 1990 to 1,200 now.",
+                "Puffins on Hestur continued their decline: 1,200 burrows, against more than 9,000 in 1990.")
+    assert v.label == PARTIAL, v
+
+
+def test_the_opposite_direction_next_to_the_same_change_still_contradicts() -> None:
+    """"Fell 3.8 percent" against "rose 3.8 percent" (both changes), and "fell to" against "rose to" (both
+    levels): CONTRADICTED by the value's direction."""
+    page = "Hourly wages in Tallis rose{} 3.8 percent on the year, after hours worked fell in September."
+    for to in ("", " to"):
+        v = verdict(f"Hourly wages in Tallis fell{to} 3.8 percent on the year.", page.format(to))
+        assert v.label == CONTRADICTED and rule_of(v) == "direction_value", v
+
+
+def test_a_direction_under_a_condition_or_a_norm_abstains() -> None:
+    """A rule ("must be kept at 5 °C or below") or a condition ("closes when the level falls below") states no
+    direction that happened: PARTIAL."""
+    v = verdict("Milk in the Corran café fridge was at 9 °C, well above the 5 °C limit.",
+                "Milk in the Corran café fridge measured 9 °C; chilled food must be kept at 5 °C or below.")
+    assert v.label == PARTIAL, v
+    v = verdict("The float valve stays shut until the tank level climbs past the upper mark.",
+                "The float valve opens when the tank level falls below the lower mark, refilling the tank.")
+    assert v.label == PARTIAL, v
+
+
+def test_the_opposite_direction_of_an_event_still_contradicts() -> None:
+    """The same sentences without a condition, and "in 1974, when" (a date, no condition): CONTRADICTED."""
+    v = verdict("Milk in the Corran café fridge was above the 5 °C mark.",
+                "Milk in the Corran café fridge was below the 5 °C mark at the inspection.")
+    assert v.label == CONTRADICTED and rule_of(v) == "direction_sentence", v
+    v = verdict("In 1974 a new ferry pier was built 200 metres upstream of the Orrin weir.",
+                "Barges used the weir until 1974, when a ferry pier was built 200 metres downstream of the Orrin weir.")
+    assert v.label == CONTRADICTED, v

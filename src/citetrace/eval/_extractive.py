@@ -130,9 +130,14 @@ _LITTLE_CHANGED = re.compile(r"\b(?:was|were|is|are|remained|stayed|held)\s+flat
 """A state in words ("Oats were little changed at 1.1 million tonnes") is the unchanged direction."""
 
 
+_BOUND_WORDS = re.compile(r"\b(?:more|less|fewer|higher|lower)\s+than\s*|\bup\s+to\s*(?=[\d$€£])")
+"""A bound, not a direction: "more than 11,000 nests", "up to 40 %" say nothing of a rise (det-6)."""
+
+
 def _direction_near(text: str, fact: Fact) -> str | None:
-    """The direction word closest to a value: up to three words before it, or two after it."""
-    head = _LITTLE_CHANGED.sub("unchanged", text[max(0, fact.start - 40):fact.start].lower())
+    """The direction word closest to a value: up to three words before it, or two after it (a bound such as
+    "more than" is no direction word)."""
+    head = _BOUND_WORDS.sub(" ", _LITTLE_CHANGED.sub("unchanged", text[max(0, fact.start - 40):fact.start].lower()))
     before = [stem(w) for w in _LOCAL.findall(head)][-3:]
     after = [stem(w) for w in _LOCAL.findall(text[fact.end:fact.end + 25].lower())][:2]
     direction = _lexicon()[1]
@@ -152,8 +157,9 @@ def local_direction_conflict(claim: str, claim_facts: Sequence[Fact], sentence: 
         mine = _direction_near(claim, c)
         if mine is None:
             continue
-        for o in sentence_facts:
-            theirs = _direction_near(sentence, o) if facts_equal(c, o) else None
+        for o in sentence_facts:  # "slowed to 3.8 %" (a level) says nothing against "rose 3.8 %" (a change)
+            theirs = _direction_near(sentence, o) if facts_equal(c, o) and (
+                c.step == "level") == (o.step == "level") else None
             if theirs is not None and theirs != mine:
                 return "direction_mismatch", f"the passage says {o.text} went {theirs}, the claim {mine}"
     return None
@@ -178,12 +184,30 @@ def said(text: str) -> tuple[set[str], set[str]]:
     return stated, negated
 
 
+_CONDITION = frozenset("when whenever if unless once must should shall required requires need needs "
+                       "ought".split())
+_CONDITION_REACH = 6
+
+
+def conditioned(text: str, stems: frozenset[str]) -> bool:
+    """A word of ``stems`` follows, within six words, a condition or a norm ("opens when line pressure falls
+    below", "must be held at 41°F or below"): it describes a rule or a hypothesis, not what happened, so a
+    direction there is no evidence against the claim's (det-6)."""
+    words = _tokens(_WHEN_RELATIVE.sub(" ", text.lower()))
+    return any(stem(w) in stems and any(n in _CONDITION for n in words[max(0, i - _CONDITION_REACH):i])
+               for i, w in enumerate(words))
+
+
+_WHEN_RELATIVE = re.compile(r"\b(?:\d{4}|then|time|year|day|month|week|moment),?\s+when\b")
+""""In 1974, when a bridge was built" dates an event: that "when" is no condition."""
+
+
 def direction_conflict(claim: str, sentence: str) -> tuple[str, str] | None:
     """(flag, explanation) when the sentence states the opposite direction of the claim and never its own;
-    either side negating a word of the pair abstains."""
+    either side negating a word of the pair, or stating it under a condition or a norm, abstains."""
     (c, c_not), (s, s_not) = said(claim), said(sentence)
     for one, other, name in opposites():
-        if (c_not | s_not) & (one | other):
+        if (c_not | s_not) & (one | other) or conditioned(claim, one | other) or conditioned(sentence, one | other):
             continue
         for mine, theirs in ((one, other), (other, one)):
             if c & mine and not c & theirs and s & theirs and not s & mine:
