@@ -10,7 +10,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from citetrace import names
 from citetrace._urlfind import url_spans
-from citetrace.capture._internal import http_status_of_exc, is_rate_limit_exc
+from citetrace.capture._internal import extract_urls, http_status_of_exc, is_rate_limit_exc
 from citetrace.instrumentation import _probe
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "rate_limited",
     "markdown_links",
     "kept_failure",
+    "kept_search_failure",
     "probe_classify",
     "unrecovered_429",
     "first_url",
@@ -96,6 +97,13 @@ def kept_failure(result: Any) -> str | None:
     if last is None or last < 400:
         return None
     return names.STATUS_RATE_LIMITED if last == 429 else names.STATUS_ERROR
+
+
+def kept_search_failure(result: Any) -> str | None:
+    """``kept_failure`` for a search: only when it returned no result URL (a search that found results and
+    then met a 404 on something else, a thumbnail, a page it also tried, still found its results)."""
+    status = kept_failure(result)
+    return status if status is not None and not extract_urls(result)[0] else None
 
 
 def probe_classify(result: Any) -> str | None:

@@ -39,11 +39,12 @@ def _problem(entry: str) -> str | Patch:
         return f"{module!r} is not a module path"
     if not _TARGET.match(target):
         return f"{target!r} is not 'function' or 'Class.method'"
+    kept = _shapes.kept_search_failure if kind == names.TOOL_KIND_SEARCH else _shapes.kept_failure
     if "." in target:  # a method: the query or URL may live on the instance (``self.query``, see _instance)
         spec = ToolSpec(target, kind, query_from=_instance.QUERY_FROM_INSTANCE, url_from=_instance.URL_FROM_INSTANCE,
-                        skip_self=True, classify=_shapes.kept_failure)
+                        skip_self=True, classify=kept)
         return Patch("", module, target, spec, is_async=None, pass_instance=True)
-    return Patch("", module, target, ToolSpec(target, kind, classify=_shapes.kept_failure), is_async=None)
+    return Patch("", module, target, ToolSpec(target, kind, classify=kept), is_async=None)
 
 
 def parse_tools(raw: str | None) -> list[Patch]:
