@@ -105,3 +105,39 @@ def test_the_opposite_direction_of_an_event_still_contradicts() -> None:
     v = verdict("In 1974 a new ferry pier was built 200 metres upstream of the Orrin weir.",
                 "Barges used the weir until 1974, when a ferry pier was built 200 metres downstream of the Orrin weir.")
     assert v.label == CONTRADICTED, v
+
+
+def test_a_change_is_no_slot_rival_of_a_level() -> None:
+    """"Dipped to 4.9 %" is the level of "fell 0.3 percentage points to 4.9 percent", not the change: PARTIAL;
+    the level given as another value's still contradicts by its slot."""
+    page = ("Payrolls in Corran rose by 8,200 in May, and the unemployment rate fell 0.3 percentage points to 4.9 "
+            "percent.")
+    assert verdict("Corran's unemployment rate dipped to 4.9 % in May.", page).label == PARTIAL
+    v = verdict("Corran's electric fleet now numbers 38 of its 410 buses.",
+                "The council took delivery of 38 battery-electric buses, bringing the electric fleet to 95 of its "
+                "410 buses, roughly a quarter.")
+    assert v.label == CONTRADICTED and rule_of(v) == "slot", v
+
+
+def test_a_breakdown_in_parentheses_is_no_clause_value() -> None:
+    """"600 g flour (I use 500 g white and 100 g rye)" breaks the flour down: the 12 g of salt is not
+    contradicted by the aside's 500 g; a value from the other clause still is."""
+    page = ("For two loaves: 600 g flour (I use 500 g white and 100 g rye), 420 g water, 120 g levain, and 12 g "
+            "salt.")
+    assert verdict("Each batch of two loaves takes 600 g flour, 420 g water, 120 g levain and 12 g salt.",
+                   page).label == PARTIAL
+    v = verdict("The 32 GB, 2 TB model of the Lumen 16 is priced at $1,899.",
+                "The Lumen 16 starts at $1,899 with 16 GB and a 1 TB drive; our test unit, with 32 GB and 2 TB, "
+                "costs $2,349.")
+    assert v.label == CONTRADICTED and rule_of(v) == "clause_value", v
+
+
+def test_one_quantity_in_two_measures_is_no_rival() -> None:
+    """"Compared with $44.0 million, or $0.97 per share": the $0.97 is the point of comparison too, and the
+    $31.5 million restates the $0.71 of its own clause: PARTIAL; another per-share figure still contradicts."""
+    page = ("Net income was $31.5 million, or $0.71 per diluted share, compared with $44.0 million, or $0.97 per "
+            "diluted share, a year earlier; the decline reflects a $9.0 million impairment charge.")
+    claim = "Ostrava Tools' diluted earnings fell to $0.71 a share from $0.97, reflecting a $9 million impairment charge."
+    assert verdict(claim, page).label == PARTIAL
+    v = verdict("Ostrava Tools' net income was $31.5 million, or $0.77 per diluted share.", page)
+    assert v.label == CONTRADICTED, v

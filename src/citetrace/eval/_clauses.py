@@ -26,7 +26,7 @@ from typing import Sequence
 
 from citetrace.eval._align import content_stems
 from citetrace.eval._extractive import opposites, said
-from citetrace.eval._facts import Fact, comparable, extract_facts, facts_equal, measured
+from citetrace.eval._facts import Fact, comparable, extract_facts, facts_equal, measured, restated
 from citetrace.eval._polarity import is_name
 
 __all__ = ["clause_direction_conflict", "clause_name_conflict", "clause_value_conflict"]
@@ -97,13 +97,18 @@ def clause_name_conflict(claim: str, claim_facts: Sequence[Fact], sentence: str,
     return None
 
 
+_PARENS = re.compile(r"\([^()]*\)")
+"""An aside in parentheses ("500 g flour (I use 450 g white and 50 g whole wheat)") breaks a value down or
+restates it: its values belong to no clause of their own (det-6)."""
+
+
 def clause_value_conflict(claim_facts: Sequence[Fact], sentence: str) -> tuple[str, str] | None:
     """(flag, explanation) when the claim binds values the sentence gives in two clauses: one clause states
     two of the claim's values at least (more than any other clause), and for another claim value it states
     a different one of the same kind ("with 16 GB and 1 TB, costs $1,399" against "with 16 GB ... and a 1 TB
     drive costs $999"; the $999 belongs to the other clause's 8 GB model)."""
     values = measured(claim_facts)
-    clauses = _clauses(sentence)
+    clauses = _clauses(_PARENS.sub(lambda m: " " * len(m.group()), sentence))
     if len(values) < 3 or len(clauses) < 2:
         return None
     facts = [extract_facts(c) for c in clauses]
@@ -115,8 +120,9 @@ def clause_value_conflict(claim_facts: Sequence[Fact], sentence: str) -> tuple[s
     for v in values:
         if v in held[home] or not any(v in h for h in held):
             continue  # only a value the sentence states elsewhere can be bound to the wrong clause
-        rival = next((o for o in facts[home] if comparable(v, o) and not any(
-            facts_equal(c, o) for c in values)), None)
+        rival = next((o for o in facts[home] if comparable(v, o) and not any(facts_equal(c, o) for c in values)
+                      and not any(restated(clauses[home], o, h) for h in facts[home] if h is not o and any(
+                          facts_equal(x, h) for x in held[home]))), None)
         if rival is not None:
             return ("value_in_other_clause", f"the clause stating {', '.join(h.text for h in held[home])} gives "
                     f"{rival.text}, not {v.text}")

@@ -96,7 +96,9 @@ def _unit_after(text: str, end: int) -> str:
 
 
 _CHANGE_BEFORE = re.compile(r"(?:\bby|\bsaving|\bsavings\s+of|\b(?:rise|fall|cut|increase|decrease|drop|gain|loss|"
-                            r"reduction|saving|jump|growth)s?\s+of)\s+(?:(?:about|around|roughly|nearly|almost|some|"
+                            r"reduction|saving|jump|growth)s?\s+of|\b(?:rose|fell|dropped|climbed|grew|declined|"
+                            r"slipped|dipped|jumped|increased|decreased|gained|lost|edged\s+(?:up|down))(?:\s+by)?)"
+                            r"\s+(?:(?:about|around|roughly|nearly|almost|some|"
                             r"an estimated|more than|over|less than|just|only)\s+)?$", re.I)
 _LEVEL_BEFORE = re.compile(r"\b(?:to|at|reach(?:ed|ing|es)?|totall?(?:ed|ing)?|stood at)\s+(?:(?:about|around|roughly|"
                            r"nearly|almost|some|an estimated|just|only)\s+)?$", re.I)
@@ -166,7 +168,25 @@ def extract_facts(text: str) -> list[Fact]:
                               else bool(_MOVED_FROM.search(text[max(0, m.start() - 40):m.start()])),
                               _step(text, m.start(), m.end()) if kind in ("money", "percent", "number") else ""))
     facts.sort(key=lambda f: f.start)
-    return _with_context(text, [_named_version(text, f) for f in facts])
+    return _with_context(text, _paired_baselines(text, [_named_version(text, f) for f in facts]))
+
+
+def restated(text: str, a: Fact, b: Fact) -> bool:
+    """``a`` and ``b`` are one quantity in two measures, joined by ", or" ("$48.9 million, or $1.12 per
+    share"): neither is the other's rival (det-6)."""
+    first, second = (a, b) if a.start < b.start else (b, a)
+    return bool(re.fullmatch(r",\s*or\s+", text[first.end:second.start]))
+
+
+def _paired_baselines(text: str, facts: list[Fact]) -> list[Fact]:
+    """A value joined by ", or" to a point of comparison restates it in another measure ("compared with $61.3
+    million, or $1.38 per share"): it is a point of comparison too (det-6), never the current value."""
+    out = list(facts)
+    for i in range(1, len(out)):
+        prev, cur = out[i - 1], out[i]
+        if prev.baseline and not cur.baseline and cur.kind == prev.kind and restated(text, prev, cur):
+            out[i] = replace(cur, baseline=True)
+    return out
 
 
 _PRODUCT = re.compile(r"\b([A-Z][a-z][\w-]*)\s+$")
