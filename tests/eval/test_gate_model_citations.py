@@ -1,6 +1,6 @@
 """A run whose citations the model attached outside its text (Anthropic ``citations`` on text blocks; the
-answer's text has no URL): the run's summary counts them, so the gate's ``no_citations`` rule must not say the
-report "carries no citation". The real anthropic client against a server on 127.0.0.1, inside a
+answer's text has no URL): the run's summary counts them and eval pairs them with the sentence they cover, so
+the gate's ``no_citations`` rule must not say the report "carries no citation". The real anthropic client against a server on 127.0.0.1, inside a
 ``research_run`` with the summary processor writing the run's summary."""
 
 from __future__ import annotations
@@ -46,8 +46,8 @@ def server() -> Iterator[LocalServer]:
 
 
 def test_model_citations_are_not_no_citations(server: LocalServer) -> None:
-    """The summary has the model's citation; the gate does not fail no_citations, and says why it cannot pair
-    those citations with claims."""
+    """The summary has the model's citation and eval pairs it with the sentence its text block is, so the gate
+    does not fail no_citations and needs no note about citations it could not place."""
     store = MemoryStore()
     with summarized_run(store) as run:
         client = anthropic.Anthropic(base_url=server.base, api_key="sk-ant-test", max_retries=0)
@@ -56,10 +56,12 @@ def test_model_citations_are_not_no_citations(server: LocalServer) -> None:
         run.record_answer("".join(b.text for b in msg.content if b.type == "text"))
     ev = evaluate_run(store, run.id, offline=True)
     assert ev.run_summary is not None and ev.run_summary["citations"] == 1
-    assert ev.rates["citation_coverage"].numerator == 0  # eval cannot pair a citation that is not in the text
+    coverage = ev.rates["citation_coverage"]
+    assert (coverage.numerator, coverage.denominator) == (1, 1)
+    assert [(p.pair.url, p.pair.marker) for p in ev.pairs] == [(SOURCE, "web_search_result_location")]
     result = gate(ev, rules=(names.GATE_NO_CITATIONS,))
     assert result.passed, result.failures
-    assert any("outside its text" in note for note in result.notes)
+    assert result.notes == []
 
 
 def test_a_bibliography_without_markers_still_fails_no_citations() -> None:

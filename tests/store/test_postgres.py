@@ -22,7 +22,7 @@ from _pgserver import FLEET_PASSWORD, PgServer, pg_ctl, start_server, stop_serve
 from citetrace.store import (
     BufferedStore, RunRecord, agent_store, StoreBusy, StoreError, open_existing_store, open_store, parse_store_uri,
 )
-from citetrace.store._pgschema import LATEST
+from citetrace.store._pgschema import LATEST, MIGRATIONS
 from citetrace.store._postgres import PostgresStore
 from citetrace.store._uri import redact_uri
 
@@ -139,7 +139,9 @@ def test_first_open_by_many_at_once_migrates_once(pg_uri: str) -> None:
         t.join(60)
     assert errors == []
     with psycopg.connect(pg_uri) as conn:
-        assert conn.execute("SELECT version FROM citetrace.schema_version").fetchall() == [(LATEST,)]
+        assert conn.execute("SELECT version FROM citetrace.schema_version ORDER BY version").fetchall() == [
+            (version,) for version, _sql in MIGRATIONS]
+    assert MIGRATIONS[-1][0] == LATEST
 
 
 def test_a_held_lock_costs_a_bounded_wait_and_the_buffer_retries(pg_uri: str) -> None:

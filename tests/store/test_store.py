@@ -11,7 +11,9 @@ from typing import Iterator
 import pytest
 from _pgserver import BACKENDS, make_store
 
-from citetrace.store import AmbiguousRunId, MemoryStore, RunRecord, SQLiteStore, Store, ToolCallRecord, open_store
+from citetrace.store import (
+    AmbiguousRunId, BufferedStore, MemoryStore, ModelCitation, RunRecord, SQLiteStore, Store, ToolCallRecord, open_store,
+)
 
 
 @pytest.fixture(params=BACKENDS)
@@ -74,6 +76,22 @@ def test_runs_calls_and_summaries(store: Store) -> None:
     calls = store.calls("20260101-000000-aaaa")
     assert [c.tool for c in calls] == ["search", "fetch"]
     assert calls[0].urls_returned == ("https://x",)
+
+
+def test_model_citations_roundtrip(store: Store) -> None:
+    """A run's model citations come back in provider order, per run, replaced by seq, on every backend (and
+    through the agent's buffered store)."""
+    first = [ModelCitation("r1", 1, "https://b.example/", "Second span.", 14, 26, "url_citation"),
+             ModelCitation("r1", 0, "https://a.example/", "First span \u00e9.", 0, 13, "url_citation")]
+    buffered = BufferedStore(store)
+    buffered.put_model_citations(first)
+    store.put_model_citations([ModelCitation("r2", 0, "https://c.example/", "Other run.")])
+    store.put_model_citations([ModelCitation("r1", 1, "https://b2.example/", "Second span.", 14, 26, "url_citation")])
+    got = store.model_citations("r1")
+    assert [(c.seq, c.url, c.text, c.start, c.end, c.kind) for c in got] == [
+        (0, "https://a.example/", "First span \u00e9.", 0, 13, "url_citation"),
+        (1, "https://b2.example/", "Second span.", 14, 26, "url_citation")]
+    assert [c.start for c in store.model_citations("r2")] == [-1] and store.model_citations("r3") == []
 
 
 def test_open_store_uris(tmp_path: Path) -> None:

@@ -28,7 +28,7 @@ from citetrace.capture import _replay
 from citetrace.capture._context import CURRENT_RUN, RUN_CONTEXT_KEY
 from citetrace.capture._failure import record_failure
 from citetrace.capture._pending import PendingRoot
-from citetrace.store import RunRecord, ToolCallRecord, ToolResponse, content_hash
+from citetrace.store import ModelCitation, RunRecord, ToolCallRecord, ToolResponse, content_hash
 
 __all__ = ["Run", "research_run", "start_run", "run_context", "attach_run", "detach_run", "finish_run"]
 
@@ -37,6 +37,10 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def _new_run_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + secrets.token_hex(4)
+
+
+MAX_CITED_SPANS = 2000
+"""Model citation spans kept per run (a provider answer carries a few dozen); more are dropped and counted."""
 
 
 class Run:
@@ -56,6 +60,8 @@ class Run:
         self.citations: list[str] = []
         self.model_citations: list[str] = []
         """URLs the model cited through the provider's own citation records (not in the answer's text)."""
+        self._cited_spans: list[tuple[str, str, int, int, str]] = []
+        """Where in its text the model cited each of those URLs (``add_cited_spans``), for evaluation."""
         self.error_type: str | None = None
         self._calls: list[ToolCallRecord | tuple[Any, ...]] = []  # tuples until read (``add_call_fields``)
         self._responses: list[tuple[str, str, dict[str, Any]]] = []
@@ -171,6 +177,24 @@ class Run:
             merged = _merged(self.citations, self.model_citations)
         self._set_citations(merged, None)
         return list(self.citations)
+
+    def add_cited_spans(self, spans: Iterable[tuple[str, str, int, int, str]]) -> None:
+        """Keep where the model's provider citations sit in its answer: (URL, the cited text, start, end,
+        record type). Written to the store at run end (``Store.put_model_citations``), so ``citetrace eval``
+        pairs each with the claims it overlaps. At most ``MAX_CITED_SPANS`` per run; the rest are counted."""
+        with self._lock:
+            room = MAX_CITED_SPANS - len(self._cited_spans)
+            items = list(spans)
+            self._cited_spans.extend(items[:max(room, 0)])
+        if len(items) > max(room, 0):
+            _telemetry.count_error("capture", message=f"over {MAX_CITED_SPANS} model citation spans in one run")
+
+    def model_citation_records(self) -> list[ModelCitation]:
+        """The cited spans as store records, URLs and text redacted as the stored answer is."""
+        with self._lock:
+            items = list(self._cited_spans)
+        return [ModelCitation(self.id, seq, redact_url(url), redact_report(text), start, end, kind)
+                for seq, (url, text, start, end, kind) in enumerate(items)]
 
     def _set_citations(self, urls: list[str], text: str | None) -> None:
         self.citations = [redact_url(u) for u in urls]
@@ -394,6 +418,8 @@ def finish_run(run: Run, exc: BaseException | None) -> None:
         store.put_calls(run.calls)
         if run._responses:  # noqa: SLF001 - recorded only with record_responses
             store.put_responses(run.responses())
+        if run._cited_spans:  # noqa: SLF001 - only a provider's citation records add them
+            store.put_model_citations(run.model_citation_records())
         answer = redact_report(run.answer) if run.answer is not None else None  # URLs redacted, prose kept
         store.finish_run(run.id, ended_at=time.time(), answer=answer, error_type=run.error_type)
     except Exception as err:  # noqa: BLE001

@@ -16,6 +16,7 @@ from citetrace.eval._checks import RunIndex, is_stale
 from citetrace.eval._claims import make_pairs
 from citetrace.eval._data import LABEL_SETS
 from citetrace.eval._judges import Judge, judge_with_checker, make_judge
+from citetrace.eval._modelcites import place_model_citations
 from citetrace.eval._passages import top_passages
 from citetrace.eval._rates import Rate, aggregate_claims, claim_label, compute_rates
 from citetrace.eval._report import Report, parse_report
@@ -118,6 +119,9 @@ class RunEvaluation:
     """The LLM judge's model (None for the checker and NLI), recorded in baselines."""
     run_summary: dict[str, Any] | None = None
     """The run's own summary as the store holds it (None when none was stored)."""
+    model_citations: dict[str, int] = field(default_factory=lambda: {"recorded": 0, "placed": 0, "not_in_text": 0})
+    """The citations the model attached outside its text (``Store.model_citations``): how many the run
+    recorded, how many were placed in the report and paired, and how many had cited text the report lacks."""
 
     @property
     def unfetched_urls(self) -> list[str]:
@@ -153,6 +157,7 @@ class RunEvaluation:
                           for s in self.report.sentences],
             "pairs": [p.as_dict() for p in self.pairs],
             "unfetched_urls": self.unfetched_urls,
+            "model_citations": dict(self.model_citations),
         }
 
 
@@ -179,11 +184,13 @@ def evaluate_report(
     per call).
     """
     judge = judge or make_judge("deterministic")
-    report = parse_report(text, url_map)
     try:
         index = RunIndex.load(store, run_id)
+        recorded = store.model_citations(run_id)
     except Exception as exc:
         raise EvalError(f"cannot read the documents of run {run_id!r} from the store {store.uri}: {exc}") from exc
+    placed, unplaced = place_model_citations(text, recorded)
+    report = parse_report(text, url_map, placed)
     results = [PairResult(p, has_citation=p.marker is not None) for p in make_pairs(report.sentences)]
     cited = [r for r in results if r.has_citation]
     liveness = {}
@@ -229,7 +236,8 @@ def evaluate_report(
     dead = sum(1 for rs in by_citation.values() if rs[0].dead_or_unfetched)
     rates = compute_rates(needing, list(claim_labels.values()), citation_labels, dead)
     return RunEvaluation(run_id, agent, judge.name, judge.version, offline, report, results, rates, claim_labels,
-                         judge_model=getattr(judge, "model", None))
+                         judge_model=getattr(judge, "model", None),
+                         model_citations={"recorded": len(recorded), "placed": len(placed), "not_in_text": unplaced})
 
 
 _Judged = tuple[Verdict, "Verdict | None", list[Passage]]

@@ -145,10 +145,19 @@ def _read_outcomes(ev: RunEvaluation) -> dict[str, str]:
             if p.pair.url and p.fetch_failed and p.read_outcome}
 
 
-def _unread_message(run_id: str, url: str, outcome: str | None) -> str:
+def _searched(ev: RunEvaluation) -> set[str]:
+    """Cited URLs (redacted) some search of the run returned."""
+    return {redact_url(p.pair.url) for p in ev.pairs if p.pair.url and p.returned_by_search}
+
+
+def _unread_message(run_id: str, url: str, outcome: str | None, searched: bool = False) -> str:
     """What happened to a cited URL the run has no usable text of: never fetched, a failed read, or a read
     with nothing stored (a PDF the model fetched server-side). The run summary counts the last two as fetched,
-    so "never fetched" would contradict it."""
+    so "never fetched" would contradict it. A search result cited unread is said so: a provider's server-side
+    search may have read it, but it gave citetrace no text to check the claim against."""
+    if outcome is None and searched:
+        return (f"cited and returned by a search in run {run_id}, but never fetched, so no text of it was stored "
+                f"to check (a provider's server-side search gives none): {url}")
     if outcome is None:
         return f"cited but never fetched in run {run_id}: {url}"
     if outcome.startswith(names.STATUS_OK):
@@ -165,9 +174,10 @@ def gate(ev: RunEvaluation, baseline: dict[str, Any] | None = None,
     result = GateResult()
     active = names.GATE_DEFAULT_RULES if rules is None else tuple(rules)
     if names.GATE_UNFETCHED in active:
-        outcomes = _read_outcomes(ev)
+        outcomes, searched = _read_outcomes(ev), _searched(ev)
         for url in ev.unfetched_urls:
-            result.failures.append((names.GATE_UNFETCHED, _unread_message(ev.run_id, url, outcomes.get(url))))
+            result.failures.append((names.GATE_UNFETCHED, _unread_message(ev.run_id, url, outcomes.get(url),
+                                                                          url in searched)))
     if names.GATE_UNCITED_URL in active:
         named = set(ev.unfetched_urls) if names.GATE_UNFETCHED in active else set()
         for url in (u for u in _uncited_urls(ev) if u not in named):  # one failure per URL
@@ -178,8 +188,9 @@ def gate(ev: RunEvaluation, baseline: dict[str, Any] | None = None,
         outside = _citations_outside_text(ev)
         if coverage.denominator and coverage.numerator == 0 and outside:
             result.notes.append(f"run {ev.run_id} cites {outside} source(s) outside its text (citations the model "
-                                "attached, such as a provider's annotations): eval cannot pair them with claims, so "
-                                "no_citations does not apply and citation_coverage counts only citations in the text")
+                                "attached, such as a provider's annotations) that eval could not place in the report "
+                                "(none recorded, or the text they cite is not in it), so no_citations does not apply "
+                                "and citation_coverage counts only the citations it could pair")
         elif coverage.denominator and coverage.numerator == 0:
             result.failures.append((names.GATE_NO_CITATIONS, f"the report of run {ev.run_id} has "
                                     f"{coverage.denominator} claims that need citations and carries none"))

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from citetrace._reflist import references as _references
 from citetrace._urlfind import AUTOLINK, MARKDOWN_LINK, url_spans
 from citetrace.claims import Anchor, clean_claim_text, split_claims
 from citetrace.claims._internal import blank_anchors
 from citetrace.eval._claims import classify
+from citetrace.eval._modelcites import PlacedCitation
 from citetrace.eval._split import iter_blocks, line_spans, sentence_spans
 from citetrace.eval._types import Citation, ReportParseError, Sentence
 
@@ -152,11 +153,27 @@ def _anchor(text: str, c: Citation, offset: int, key: int) -> Anchor:
     return Anchor(c.marker, c.start - offset, c.end - offset, c.url, label, str(key))
 
 
-def parse_report(text: str, url_map: Mapping[str, str] | None = None) -> Report:
+def _model_citations(placed: Sequence[PlacedCitation], s: int, e: int) -> list[Citation]:
+    """The model citations whose span overlaps the sentence ``[s, e)``, each as a zero-width citation on the
+    last character of the overlap: a span covering the whole sentence sits after its last word (every claim
+    of the sentence inherits it); one covering a clause sits in that clause."""
+    out = []
+    for p in placed:
+        lo, hi = max(p.start, s), min(p.end, e)
+        if lo < hi:
+            at = max(lo, hi - 1)
+            out.append(Citation(p.kind, p.url, at, at))
+    return out
+
+
+def parse_report(text: str, url_map: Mapping[str, str] | None = None,
+                 model_citations: Sequence[PlacedCitation] = ()) -> Report:
     """Parse a report; raise ``ReportParseError`` naming the problem when it is not a readable report.
 
     ``url_map`` (marker number -> URL) resolves bare ``[n]`` markers the text lists no entry for, as a run's
     recorded source map does (knowledge-storm's ``url_to_unified_index``); see ``citetrace._reflist``.
+    ``model_citations`` are spans of ``text`` a provider tied to a URL (``_modelcites``): each sentence they
+    overlap cites that URL, as if it carried a marker.
     """
     if not isinstance(text, str):
         raise ReportParseError(f"report must be text, got {type(text).__name__}")
@@ -185,7 +202,8 @@ def parse_report(text: str, url_map: Mapping[str, str] | None = None) -> Report:
         else:  # a heading or table row is one unit
             spans = [(block.start, block.end)]
         for s, e in spans:
-            cites = tuple(c for c in citations if s <= c.start < e)
+            cites = tuple(sorted((*(c for c in citations if s <= c.start < e), *_model_citations(model_citations, s, e)),
+                                 key=lambda c: c.start))
             anchors = [_anchor(text, c, s, k) for k, c in enumerate(cites)]
             prose = block.kind in ("paragraph", "list")
             clean = (clean_claim_text(blank_anchors(masked[s:e], anchors)) if prose

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 from citetrace.store._buffered import BufferedStore, WriteStats
 from citetrace.store._memory import MemoryStore
 from citetrace.store._model import (
-    AmbiguousRunId, Document, LedgerEntry, LedgerRow, RunRecord, Store, StoreBusy, StoreError, ToolCallRecord, ToolResponse,
-    content_hash, make_ref, parse_ref,
+    AmbiguousRunId, Document, LedgerEntry, LedgerRow, ModelCitation, RunRecord, Store, StoreBusy, StoreError,
+    ToolCallRecord, ToolResponse, content_hash, make_ref, parse_ref,
 )
 from citetrace.store._spool import spool_dir_for
 from citetrace.store._sqlite import SQLiteStore
@@ -35,6 +35,7 @@ __all__ = [
     "LedgerEntry",
     "LedgerRow",
     "MemoryStore",
+    "ModelCitation",
     "RunRecord",
     "ToolResponse",
     "SQLiteStore",
@@ -281,6 +282,12 @@ class LazyStore:
 
     def responses(self, run_id: str) -> list[ToolResponse]:
         return self._get().responses(run_id)
+
+    def put_model_citations(self, citations: Sequence[ModelCitation]) -> None:
+        self._get().put_model_citations(citations)
+
+    def model_citations(self, run_id: str) -> list[ModelCitation]:
+        return self._get().model_citations(run_id)
 
     def close(self) -> None:
         if self._store is not None:

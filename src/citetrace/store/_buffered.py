@@ -32,7 +32,7 @@ from citetrace import names
 from citetrace._forksafe import reset_after_fork
 from citetrace._logonce import OnceLogger
 from citetrace.store._model import (
-    Document, RunRecord, Store, StoreBusy, ToolCallRecord, ToolResponse, content_hash, make_ref,
+    Document, ModelCitation, RunRecord, Store, StoreBusy, ToolCallRecord, ToolResponse, content_hash, make_ref,
 )
 from citetrace.store._spool import Spool, recover_spools
 
@@ -292,6 +292,13 @@ class BufferedStore:
 
     def responses(self, run_id: str) -> list[ToolResponse]:
         return self.inner.responses(run_id)
+
+    def put_model_citations(self, citations: Sequence[ModelCitation]) -> None:
+        if citations:
+            self._write("put_model_citations", (list(citations),), {}, sum(256 + len(c.text) for c in citations))
+
+    def model_citations(self, run_id: str) -> list[ModelCitation]:
+        return self.inner.model_citations(run_id)
 
     def put_summary(self, run_id: str, summary: dict[str, Any], *, trace_id: str = "", agent: str = "") -> None:
         self._write("put_summary", (run_id, summary), {"trace_id": trace_id, "agent": agent}, 2048)

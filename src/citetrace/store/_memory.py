@@ -11,7 +11,7 @@ from typing import Any, Sequence
 
 from citetrace._urls import url_key
 from citetrace.store._model import (
-    ToolResponse,
+    ModelCitation, ToolResponse,
     AmbiguousRunId, Document, LedgerEntry, LedgerRow, RunRecord, ToolCallRecord, content_hash, make_ref, parse_ref,
 )
 
@@ -32,6 +32,7 @@ class MemoryStore:
         self._journal: dict[str, list[tuple[int, str, dict[str, Any]]]] = {}
         self._rows: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
         self._responses: dict[str, dict[int, ToolResponse]] = {}
+        self._model_citations: dict[str, dict[int, ModelCitation]] = {}
 
     def put_document(
         self,
@@ -152,6 +153,15 @@ class MemoryStore:
     def responses(self, run_id: str) -> list[ToolResponse]:
         with self._lock:
             return [copy.deepcopy(r) for _, r in sorted(self._responses.get(run_id, {}).items())]
+
+    def put_model_citations(self, citations: Sequence[ModelCitation]) -> None:
+        with self._lock:
+            for c in citations:
+                self._model_citations.setdefault(c.run_id, {})[c.seq] = c
+
+    def model_citations(self, run_id: str) -> list[ModelCitation]:
+        with self._lock:
+            return [c for _, c in sorted(self._model_citations.get(run_id, {}).items())]
 
     def close(self) -> None:
         """Nothing to release."""

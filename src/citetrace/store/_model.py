@@ -13,7 +13,7 @@ from typing import Any, Protocol, Sequence, runtime_checkable
 
 __all__ = [
     "AmbiguousRunId", "Document", "LedgerEntry", "LedgerRow", "RunRecord", "StoreBusy", "StoreError", "ToolCallRecord",
-    "ToolResponse",
+    "ToolResponse", "ModelCitation",
     "Store", "content_hash", "make_ref", "parse_ref",
 ]
 
@@ -110,6 +110,26 @@ class ToolResponse:
     tool: str
     args_key: str
     payload: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ModelCitation:
+    """One citation the model attached outside its text: a provider's record tying a span of its answer to a
+    URL (OpenAI ``url_citation``, an Anthropic text block's ``citations``, a Gemini grounding support).
+
+    ``text`` is the answer's own span the provider annotated (redacted as the answer is), so evaluation can
+    find it in the recorded report whatever the offsets were relative to; ``start``/``end`` are the
+    provider's offsets into the text part they came with (-1 when it gave none).
+    """
+
+    run_id: str
+    seq: int
+    url: str
+    text: str
+    start: int = -1
+    end: int = -1
+    kind: str = ""
+    """The provider's name for the record (``url_citation``, ``web_search_result_location``, ``grounding``)."""
 
 
 @dataclass(frozen=True)
@@ -223,6 +243,14 @@ class Store(Protocol):
 
     def responses(self, run_id: str) -> list[ToolResponse]:
         """A run's recorded tool responses, in call order."""
+        ...
+
+    def put_model_citations(self, citations: Sequence[ModelCitation]) -> None:
+        """Record the citations the model attached outside its text (written in one batch at run end)."""
+        ...
+
+    def model_citations(self, run_id: str) -> list[ModelCitation]:
+        """A run's model citations, in the order the provider gave them."""
         ...
 
     def close(self) -> None:

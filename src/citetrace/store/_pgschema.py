@@ -88,6 +88,14 @@ CREATE TABLE IF NOT EXISTS citetrace.tool_responses (
   PRIMARY KEY (run_id, seq)
 );
 """),
+    (2, """
+CREATE TABLE IF NOT EXISTS citetrace.model_citations (
+  run_id TEXT NOT NULL,
+  seq    INTEGER NOT NULL,
+  data   TEXT NOT NULL,
+  PRIMARY KEY (run_id, seq)
+);
+"""),
 )
 """(version, SQL): append new ones, never edit a released one."""
 

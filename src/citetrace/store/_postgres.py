@@ -21,6 +21,7 @@ import os
 import threading
 import time
 from contextlib import contextmanager
+from dataclasses import asdict
 from typing import Any, Iterator, Sequence
 
 import psycopg
@@ -32,7 +33,7 @@ from citetrace._redact import sink_safe
 from citetrace._urls import canonical_url, url_key
 from citetrace.store._model import (
     AmbiguousRunId, Document, LedgerEntry, LedgerRow, RunRecord, StoreBusy, StoreError, ToolCallRecord,
-    ToolResponse, content_hash, make_ref, parse_ref,
+    ModelCitation, ToolResponse, content_hash, make_ref, parse_ref,
 )
 from citetrace.store._pgschema import SCHEMA, migrate, schema_version
 from citetrace.store._sqlite import _call_from_json, _call_to_json
@@ -322,6 +323,20 @@ class PostgresStore:
                           (run_id,))
         return [ToolResponse(run_id, int(seq), str(tool), str(key), json.loads(payload))
                 for seq, tool, key, payload in rows]
+
+    # -- model citations (eval pairs them with claims) ----------------------------------------------------
+    def put_model_citations(self, citations: Sequence[ModelCitation]) -> None:
+        if not citations:
+            return
+        rows = sorted((_clean(c.run_id), c.seq, _clean(json.dumps(asdict(c)))) for c in citations)
+        with self._conn(write=True) as conn:
+            conn.cursor().executemany(
+                "INSERT INTO model_citations(run_id, seq, data) VALUES (%s,%s,%s)"
+                " ON CONFLICT (run_id, seq) DO UPDATE SET data = excluded.data", rows)
+
+    def model_citations(self, run_id: str) -> list[ModelCitation]:
+        rows = self._read("SELECT data FROM model_citations WHERE run_id = %s ORDER BY seq", (run_id,))
+        return [ModelCitation(**json.loads(data)) for (data,) in rows]
 
 
 def _clean(text: str) -> str:

@@ -26,7 +26,9 @@ try:
 except ImportError:  # pragma: no cover - not POSIX: no spool, queued writes live in memory only
     fcntl = None  # type: ignore[assignment]
 
-from citetrace.store._model import RunRecord, Store, StoreBusy, ToolCallRecord, ToolResponse, content_hash
+from citetrace.store._model import (
+    ModelCitation, RunRecord, Store, StoreBusy, ToolCallRecord, ToolResponse, content_hash,
+)
 
 __all__ = ["Spool", "recover_spools", "spool_dir_for"]
 
@@ -41,7 +43,7 @@ def spool_dir_for(path: Path) -> Path:
 def _encode(seq: int, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bytes:
     if name == "put_run":
         args = (asdict(args[0]),)
-    elif name in ("put_calls", "put_responses"):
+    elif name in ("put_calls", "put_responses", "put_model_citations"):
         args = ([asdict(c) for c in args[0]],)
     return (json.dumps({"seq": seq, "op": name, "args": list(args), "kwargs": kwargs}, default=str) + "\n").encode()
 
@@ -54,6 +56,8 @@ def _decode(data: dict[str, Any]) -> tuple[str, tuple[Any, ...], dict[str, Any]]
         args = [[ToolCallRecord(**{**c, "urls_returned": tuple(c.get("urls_returned") or ())}) for c in args[0]]]
     elif name == "put_responses":
         args = [[ToolResponse(**r) for r in args[0]]]
+    elif name == "put_model_citations":
+        args = [[ModelCitation(**c) for c in args[0]]]
     return name, tuple(args), kwargs
 
 

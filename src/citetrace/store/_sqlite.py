@@ -15,7 +15,7 @@ import sqlite3
 import threading
 import time
 from contextlib import contextmanager
-from dataclasses import fields
+from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 from urllib.parse import quote
@@ -24,6 +24,7 @@ from citetrace._redact import sink_safe
 from citetrace._urls import canonical_url, url_key
 from citetrace.store._model import (
     AmbiguousRunId, Document, LedgerEntry, LedgerRow, RunRecord, StoreBusy, StoreError, ToolCallRecord, ToolResponse, content_hash,
+    ModelCitation,
     make_ref, parse_ref,
 )
 from citetrace.store._sqlschema import migrate
@@ -299,6 +300,18 @@ class SQLiteStore:
                           (run_id,))
         return [ToolResponse(run_id, int(r["seq"]), str(r["tool"]), str(r["args_key"]), json.loads(r["payload"]))
                 for r in rows]
+
+    # -- model citations (eval pairs them with claims) ----------------------------------------------------
+    def put_model_citations(self, citations: Sequence[ModelCitation]) -> None:
+        if not citations:
+            return
+        with self._tx() as conn:
+            conn.executemany("INSERT OR REPLACE INTO model_citations(run_id, seq, data) VALUES (?,?,?)",
+                             [(c.run_id, c.seq, json.dumps(asdict(c))) for c in citations])
+
+    def model_citations(self, run_id: str) -> list[ModelCitation]:
+        rows = self._read("SELECT data FROM model_citations WHERE run_id = ? ORDER BY seq", (run_id,))
+        return [ModelCitation(**json.loads(r["data"])) for r in rows]
 
     _RUN_SQL = (
         "SELECT r.run_id, r.trace_id, r.agent, r.question, r.started_at, r.ended_at, r.answer, r.error_type,"

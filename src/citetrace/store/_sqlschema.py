@@ -84,6 +84,14 @@ CREATE TABLE IF NOT EXISTS ledger_rows (
   UNIQUE (run_id, tab, key)
 );
 """),
+    (2, """
+CREATE TABLE IF NOT EXISTS model_citations (
+  run_id TEXT NOT NULL,
+  seq    INTEGER NOT NULL,
+  data   TEXT NOT NULL,
+  PRIMARY KEY (run_id, seq)
+);
+"""),
 )
 """(version, SQL): append new ones, never edit a released one."""
 

@@ -23,7 +23,7 @@ from typing import Any, Callable
 from citetrace import names
 from citetrace import _telemetry
 from citetrace.instrumentation._providers._record import (
-    FETCH, SEARCH, Folder, Reading, ServerCall, read_safely, field, response_wrapper,
+    FETCH, SEARCH, CitedSpan, Folder, Reading, ServerCall, cited_span, read_safely, field, response_wrapper,
 )
 from citetrace.instrumentation._table_types import Switch, Wrap
 
@@ -87,6 +87,7 @@ def read_message(message: Any, kwargs: dict[str, Any]) -> Reading:
     uses = {field(b, "id"): b for b in blocks if field(b, "type") == "server_tool_use"}
     calls: list[ServerCall] = []
     cited: list[str] = []
+    spans: list[CitedSpan] = []
     for block in blocks:
         kind = field(block, "type")
         use = uses.get(field(block, "tool_use_id"))
@@ -94,9 +95,15 @@ def read_message(message: Any, kwargs: dict[str, Any]) -> Reading:
             calls.append(_search(block, use))
         elif kind == "web_fetch_tool_result":
             calls.append(_fetch(block, use))
-        elif kind == "text":
-            cited.extend(u for u in (field(c, "url") for c in field(block, "citations") or ()) if isinstance(u, str))
-    return Reading(calls, cited)
+        elif kind == "text":  # a text block with citations is the span they cite
+            for c in field(block, "citations") or ():
+                url = field(c, "url")
+                if isinstance(url, str):
+                    cited.append(url)
+                    span = cited_span(url, field(block, "text"), None, None, str(field(c, "type") or "citation"))
+                    if span is not None:
+                        spans.append(span)
+    return Reading(calls, cited, spans)
 
 
 class _MessageFolder(Folder):

@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from citetrace.instrumentation._providers._record import SEARCH, Reading, ServerCall, chunks_wrapper, field, response_wrapper
+from citetrace.instrumentation._providers._record import (
+    SEARCH, CitedSpan, Reading, ServerCall, chunks_wrapper, cited_span, field, response_wrapper,
+)
 from citetrace.instrumentation._table_types import Wrap
 
 __all__ = ["ROWS", "read_generate_content", "read_wire_json"]
@@ -30,16 +32,42 @@ def read_generate_content(response: Any, kwargs: dict[str, Any]) -> Reading:
     """A ``GenerateContentResponse`` -> one search per grounded candidate, and the supported chunks' URIs."""
     calls: list[ServerCall] = []
     cited: list[str] = []
-    for meta in _grounding(response):
+    spans: list[CitedSpan] = []
+    for candidate, meta in _grounded(response):
         chunks = [field(field(ch, "web"), "uri") for ch in field(meta, "grounding_chunks") or ()]
         queries = [str(q) for q in field(meta, "web_search_queries") or ()]
         calls.append(ServerCall(PROVIDER, "google_search", SEARCH, query="; ".join(queries) or None,
                                 urls=tuple(u for u in chunks if isinstance(u, str)), content_returned=True))
         for support in field(meta, "grounding_supports") or ():
+            text = _segment_text(candidate, field(support, "segment"))
             for index in field(support, "grounding_chunk_indices") or ():
                 if isinstance(index, int) and 0 <= index < len(chunks) and isinstance(chunks[index], str):
                     cited.append(chunks[index])
-    return Reading(calls, cited)
+                    span = cited_span(chunks[index], text, None, None, "grounding_support")
+                    if span is not None:
+                        spans.append(span)
+    return Reading(calls, cited, spans)
+
+
+def _grounded(response: Any) -> list[tuple[Any, Any]]:
+    return [(c, g) for c in field(response, "candidates") or () if (g := field(c, "grounding_metadata")) is not None]
+
+
+def _segment_text(candidate: Any, segment: Any) -> str | None:
+    """The answer text a grounding support covers: its ``segment.text``, else the segment's byte range
+    (``start_index``/``end_index``, end exclusive) of the part it names."""
+    text = field(segment, "text")
+    if isinstance(text, str) and text.strip():
+        return text
+    parts = field(field(candidate, "content"), "parts") or ()
+    index = field(segment, "part_index") or 0
+    start, end = field(segment, "start_index") or 0, field(segment, "end_index")
+    if not (isinstance(index, int) and 0 <= index < len(parts) and isinstance(end, int)):
+        return None
+    part = field(parts[index], "text")
+    if not isinstance(part, str) or not isinstance(start, int):
+        return None
+    return part.encode("utf-8")[start:end].decode("utf-8", "replace")
 
 
 def _snake(value: Any) -> Any:

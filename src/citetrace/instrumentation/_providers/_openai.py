@@ -22,7 +22,7 @@ from typing import Any
 
 from citetrace import names
 from citetrace.instrumentation._providers._record import (
-    FETCH, SEARCH, Folder, Reading, ServerCall, field, response_wrapper,
+    FETCH, SEARCH, CitedSpan, Folder, Reading, ServerCall, cited_span, field, response_wrapper,
 )
 from citetrace.instrumentation._providers._perplexity import carries_search, read_perplexity
 from citetrace.instrumentation._table_types import Wrap
@@ -70,11 +70,25 @@ def _url_citations(annotations: Any, nested: bool = False) -> list[str]:
     return out
 
 
+def _citation_spans(text: Any, annotations: Any, nested: bool = False) -> list[CitedSpan]:
+    """Each ``url_citation``'s ``text[start_index:end_index]``: the span of the answer it cites."""
+    out = []
+    for ann in annotations or ():
+        if field(ann, "type") == "url_citation":
+            record = field(ann, "url_citation") if nested else ann
+            span = cited_span(field(record, "url"), text, field(record, "start_index"), field(record, "end_index"),
+                              "url_citation")
+            if span is not None:
+                out.append(span)
+    return out
+
+
 def read_response(response: Any, kwargs: dict[str, Any]) -> Reading:
     """A Responses API ``Response`` (or its JSON) -> its server-side calls and the model's citations."""
     asked = _sources_asked(kwargs)
     calls: list[ServerCall] = []
     cited: list[str] = []
+    spans: list[CitedSpan] = []
     for item in field(response, "output") or ():
         kind = field(item, "type")
         if kind == "web_search_call":
@@ -82,7 +96,8 @@ def read_response(response: Any, kwargs: dict[str, Any]) -> Reading:
         elif kind == "message":
             for part in field(item, "content") or ():
                 cited.extend(_url_citations(field(part, "annotations")))
-    return Reading(calls, cited)
+                spans.extend(_citation_spans(field(part, "text"), field(part, "annotations")))
+    return Reading(calls, cited, spans)
 
 
 def read_chat_completion(completion: Any, kwargs: dict[str, Any]) -> Reading:
@@ -90,11 +105,12 @@ def read_chat_completion(completion: Any, kwargs: dict[str, Any]) -> Reading:
     (a Perplexity completion through this client is read as Perplexity's)."""
     if carries_search(completion):
         return read_perplexity(completion, kwargs)
-    cited = [u for choice in field(completion, "choices") or ()
-             for u in _url_citations(field(field(choice, "message"), "annotations"), nested=True)]
+    messages = [field(choice, "message") for choice in field(completion, "choices") or ()]
+    cited = [u for m in messages for u in _url_citations(field(m, "annotations"), nested=True)]
+    spans = [s for m in messages for s in _citation_spans(field(m, "content"), field(m, "annotations"), nested=True)]
     searched = kwargs.get("web_search_options") is not None or bool(cited)
     calls = [ServerCall(PROVIDER, "web_search", SEARCH, urls=None, status=names.STATUS_OK)] if searched else []
-    return Reading(calls, cited)
+    return Reading(calls, cited, spans)
 
 
 class _ResponseFolder(Folder):

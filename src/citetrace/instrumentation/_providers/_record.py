@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field as dataclass_field
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import wrapt
@@ -27,8 +27,8 @@ from citetrace import _telemetry
 from citetrace.capture import ToolSpec
 from citetrace.instrumentation._table_types import Switch
 
-__all__ = ["ServerCall", "Reading", "record", "response_wrapper", "field", "SEARCH", "FETCH", "in_sdk_call",
-           "read_safely"]
+__all__ = ["ServerCall", "Reading", "CitedSpan", "cited_span", "record", "response_wrapper", "field", "SEARCH",
+           "FETCH", "in_sdk_call", "read_safely"]
 
 _IN_SDK_CALL: ContextVar[bool] = ContextVar("citetrace_provider_sdk_call", default=False)
 
@@ -74,12 +74,32 @@ class ServerCall:
     content_returned: bool = False
 
 
+CitedSpan = tuple[str, str, int, int, str]
+"""(URL, the answer's text the provider tied to it, start, end, the provider's record type): offsets into the
+text part the record came with, -1 when it gave none. Evaluation finds the text in the report and pairs the
+URL with the claims it overlaps (``citetrace.eval``)."""
+
+
 @dataclass
 class Reading:
-    """What a response said: its server-side calls and the URLs the model cited."""
+    """What a response said: its server-side calls, the URLs the model cited, and where in its text."""
 
     calls: list[ServerCall]
     citations: list[str]
+    spans: list[CitedSpan] = dataclass_field(default_factory=list)
+
+
+def cited_span(url: Any, text: Any, start: Any, end: Any, kind: str) -> CitedSpan | None:
+    """The span ``text[start:end]`` cited to ``url`` (the whole ``text`` when no offsets are given), or None
+    when the record is not usable (no URL, no text, offsets outside the text)."""
+    if not isinstance(url, str) or not url or not isinstance(text, str):
+        return None
+    if start is None and end is None:
+        return (url, text, -1, -1, kind) if text.strip() else None
+    if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text)):
+        return None
+    piece = text[start:end]
+    return (url, piece, start, end, kind) if piece.strip() else None
 
 
 def field(obj: Any, name: str, default: Any = None) -> Any:
@@ -125,10 +145,12 @@ def record(reading: Reading) -> None:
     for call in reading.calls:
         kwargs = {"tool_call_id": call.call_id} if call.call_id else {}
         invoke(_spec(call), _stand_in(call), (), kwargs)
-    if reading.citations:
+    if reading.citations or reading.spans:
         run = current_run()
         if run is not None:
-            run.add_model_citations(reading.citations)
+            if reading.citations:
+                run.add_model_citations(reading.citations)
+            run.add_cited_spans(reading.spans)
 
 
 def read_safely(read: Callable[[Any, dict[str, Any]], Reading | None], result: Any, kwargs: dict[str, Any]) -> None:
