@@ -158,7 +158,8 @@ class DeterministicJudge:
                     _in_version_range(fact, best.text)):
                 matched.append(fact)
             elif strong and _unexplained_rival(fact, best, explainers) and not _own_period_elsewhere(
-                    fact, claim_facts, best):
+                    fact, claim_facts, best) and not any(facts_equal(fact, o) and _anaphoric(best.text, o)
+                                                         for o in best.facts):
                 mismatched.append(fact)  # the sentence that states the claim's other facts says another value
                 rule = rule or "rival_stating"
             elif any(facts_equal(fact, o) for s in aligned for o in s.facts) or any(
@@ -237,6 +238,16 @@ def _strength(sentence: _Sentence, claim_facts: Sequence[Fact], anchors: set[str
     stated = sum(1 for c in claim_facts if not bare_year(c) and any(
         facts_equal(c, o) and comparable(c, o) for o in sentence.facts))
     return (sentence.overlap + stated) / max(1, len(anchors))
+
+
+_ANAPHORIC = re.compile(r"\s+(?:of\s+(?:which|whom|them|those|these)|were|was|are|is|have|had|has|did|do)\b", re.I)
+
+
+def _anaphoric(text: str, fact: Fact) -> bool:
+    """A count with no noun of its own ("41 were eventually admitted from it", "nine of which carried the tag")
+    refers back to a noun the sentence named before: the sentence states the claim's value, only its unit is
+    unread, so a rival of the claim's unit there is no evidence (det-6; "1,300 homes were" has its noun)."""
+    return fact.kind == "number" and bool(_ANAPHORIC.match(text, fact.end))
 
 
 def _split_anchors(text: str) -> set[str]:
