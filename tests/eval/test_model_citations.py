@@ -168,8 +168,8 @@ def test_citations_outside_the_recorded_text_are_counted_not_guessed(server: Loc
 
 def test_eval_cli_and_run_page_show_the_pairs(server: LocalServer, tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
-    """`citetrace eval --json` lists the provider-cited pairs, `gate` exits 1 naming the unread citation, and
-    the offline-evaluated run page shows the verdict on the cited URL."""
+    """`citetrace eval --json` lists the provider-cited pairs, `gate` exits 1 naming the unread citation, the
+    offline-evaluated run page shows the verdict on the cited URL, and `show` lists the model's citations."""
     db = tmp_path / "store.db"
     store = SQLiteStore(db)
     run_id = _record(store, server, "openai")
@@ -185,3 +185,8 @@ def test_eval_cli_and_run_page_show_the_pairs(server: LocalServer, tmp_path: Pat
     page = page_for_run(reader, run_id, evaluate=True)
     reader.close()
     assert "SUPPORTED" in page and OTHER in page
+    assert main(["show", run_id, "--store", str(db)]) == 0
+    shown = capsys.readouterr().out
+    assert "model citations (2" in shown and f'url_citation               {OTHER}  "{WIND}"' in shown
+    assert main(["show", run_id, "--store", str(db), "--json"]) == 0
+    assert [c["url"] for c in json.loads(capsys.readouterr().out)["model_citations"]] == [server.base + "/solar", OTHER]

@@ -98,6 +98,14 @@ def format_run(run: RunRecord, calls: list[ToolCallRecord], store: Store) -> str
     lines.append("")
     lines.append("answer")
     lines.append("  " + (redact_report(run.answer) if run.answer else "(no answer recorded)").replace("\n", "\n  "))
+    cites = store.model_citations(run.run_id)
+    if cites:
+        lines.append("")
+        lines.append(f"model citations ({len(cites)}: the provider's, outside the answer's text)")
+        for mc in cites:
+            cited = " ".join(redact_report(mc.text).split())
+            shown = cited if len(cited) <= 60 else cited[:59] + "…"
+            lines.append(f"  {mc.kind or '-':<26} {redact_url(mc.url)}  \"{shown}\"")
     if run.summary:
         lines.append("")
         lines.append("summary")
@@ -129,6 +137,9 @@ def _cmd_show(args: argparse.Namespace) -> int:
         data["calls"] = [asdict(c) for c in calls]
         data["documents"] = [
             {k: v for k, v in asdict(d).items() if k != "text"} for d in store.documents(run.run_id)
+        ]
+        data["model_citations"] = [
+            dict(asdict(c), url=redact_url(c.url), text=redact_report(c.text)) for c in store.model_citations(run.run_id)
         ]
         print(json.dumps(data, indent=2, default=str))
     else:
