@@ -8,7 +8,7 @@ from typing import Any, Callable
 import pytest
 
 from citetrace import names, research_run, traced_tool
-from citetrace.store import MemoryStore
+from citetrace.store import MemoryStore, RunRecord
 from citetrace.summary import SpanRecord, Thresholds, summarize
 
 from .conftest import Rig
@@ -144,7 +144,8 @@ def test_run_nested_in_user_span(make_rig: Callable[..., Rig]) -> None:
 class BrokenStore(MemoryStore):
     """A store whose summary writes fail."""
 
-    def put_summary(self, run_id: str, summary: dict[str, Any], *, trace_id: str = "", agent: str = "") -> None:
+    def put_summary(self, run_id: str, summary: dict[str, Any], *, trace_id: str = "", agent: str = "",
+                    run: Any = None) -> None:
         raise OSError("disk full")
 
 
@@ -154,6 +155,26 @@ def test_store_failure_is_counted_not_raised(make_rig: Callable[..., Rig]) -> No
     one_run("", "solar")
     rig.flush()
     assert rig.value("citetrace_store_write_errors_total") == 1
+
+
+class RunRowsLost(MemoryStore):
+    """A store where the agent's own run-row writes fail (its summaries still land)."""
+
+    def put_run(self, run: RunRecord) -> None:
+        raise OSError("disk full")
+
+
+def test_a_summary_files_the_roots_times_when_the_agents_run_row_was_lost(make_rig: Callable[..., Rig]) -> None:
+    """The in-process summary files the root's own start, end and (content capture on) question and answer, not
+    the write time, when the run's own record never reached the store."""
+    rig = make_rig(store=RunRowsLost(), capture_content=True)
+    run_id = one_run("See https://solar.example/0.", "solar", reads=("https://solar.example/0",))
+    rig.flush()
+    [root] = rig.roots()
+    run = rig.store.get_run(run_id)
+    assert run is not None and run.summary is not None and run.summary["searches"] == 1
+    assert (run.started_at, run.ended_at) == ((root.start_time or 0) / 1e9, (root.end_time or 0) / 1e9)
+    assert (run.question, run.answer) == ("q", "See https://solar.example/0.")
 
 
 def test_exporter_failure_is_counted_not_raised(make_rig: Callable[..., Rig]) -> None:

@@ -49,7 +49,7 @@ def test_summary_equals_summarize_of_the_same_spans() -> None:
     asm.add(wire(spans[:2]))
     asm.add(wire(spans[2:]))
     clock.now += 2.01
-    [got] = asm.finalize_due()
+    [(got, _)] = asm.finalize_due()
     assert got == summarize(spans, default_agent="svc")
     assert got.failure_reasons == (names.REASON_UNCITED_URL, names.REASON_CITED_NOT_FETCHED,
                                    names.REASON_EMPTY_SEARCH, names.REASON_FAILED_READS, names.REASON_RATE_LIMITED)
@@ -65,7 +65,7 @@ def test_waits_for_the_grace_period_after_the_root_and_counts_late_children() ->
     assert asm.finalize_due() == []
     asm.add(wire([spans[1]]))  # the fetch, late but within the grace period
     clock.now += 0.6
-    [summary] = asm.finalize_due()
+    [(summary, _)] = asm.finalize_due()
     assert (summary.searches, summary.reads, summary.failed) == (1, 1, False)
     assert asm.in_flight == 0
 
@@ -78,7 +78,7 @@ def test_spans_after_finalisation_are_late_and_retries_are_not_double_counted() 
     asm.add(wire(spans))
     asm.add(wire(spans[:1]))  # an exporter retry
     clock.now += 3
-    [summary] = asm.finalize_due()
+    [(summary, _)] = asm.finalize_due()
     assert summary.searches == 1
     assert value(metrics, names.METRIC_TOOL_CALLS_TOTAL, agent="agent-a", tool="web_search", kind="search",
                  status="ok") == 1
@@ -95,7 +95,7 @@ def test_rootless_trace_is_finalised_at_the_ttl_and_counted() -> None:
     clock.now += 29
     assert asm.finalize_due() == []
     clock.now += 2
-    [summary] = asm.finalize_due()
+    [(summary, _)] = asm.finalize_due()
     assert (summary.searches, summary.reads, summary.run_id, summary.agent) == (2, 2, "run-1", "agent-a")
     assert value(metrics, names.METRIC_TRACES_EVICTED_TOTAL, reason=names.EVICT_TTL) == 1
 
@@ -109,7 +109,7 @@ def test_traces_in_flight_are_capped_and_evictions_counted() -> None:
         added = asm.add(wire(healthy_run(tid)[:1]))
         assert asm.in_flight <= 3
         if tid == 4:
-            assert [s.trace_id for s in added.summaries] == [f"{1:032x}"]
+            assert [s.trace_id for s, _ in added.finished] == [f"{1:032x}"]
     assert value(metrics, names.METRIC_TRACES_EVICTED_TOTAL, reason=names.EVICT_CAPACITY) == 3
     assert value(metrics, names.METRIC_TRACES_IN_FLIGHT) == 3
 
@@ -123,7 +123,7 @@ def test_spans_per_trace_are_capped_but_the_root_is_kept() -> None:
     assert added.refused == 3
     assert value(metrics, names.METRIC_SPANS_DROPPED_TOTAL, reason=names.DROP_SPANS_PER_TRACE) == 3
     clock.now += 3
-    [summary] = asm.finalize_due()
+    [(summary, _)] = asm.finalize_due()
     assert summary.searches == 3
 
 
@@ -135,7 +135,7 @@ def test_drain_counts_every_trace_in_flight() -> None:
     asm.add(wire(healthy_run(0xD2)[:2]))
     asm.add(wire(healthy_run(0xD3)[:1]))
     summaries, lost = asm.drain()
-    assert [s.trace_id for s in summaries] == [f"{0xD1:032x}"]
+    assert [s.trace_id for s, _ in summaries] == [f"{0xD1:032x}"]
     assert lost == 3
     assert value(metrics, names.METRIC_TRACES_EVICTED_TOTAL, reason=names.EVICT_SHUTDOWN) == 3
     assert asm.in_flight == 0
@@ -150,7 +150,7 @@ def test_two_runs_in_one_trace_are_summarised_separately() -> None:
                          s.attributes, s.status_error) for s in failing_run(0xE1, run_id="r-b")]
     asm.add(wire(first + second))
     clock.now += 3
-    got = {s.run_id: s.failed for s in asm.finalize_due()}
+    got = {s.run_id: s.failed for s, _ in asm.finalize_due()}
     assert got == {"r-a": False, "r-b": True}
 
 

@@ -33,7 +33,7 @@ def test_urls_per_trace_are_capped_and_counted() -> None:
     assert added.refused == 2
     assert value(metrics, names.METRIC_SPANS_DROPPED_TOTAL, reason=names.DROP_URLS_PER_TRACE) == 2
     clock.now += 61
-    [summary] = asm.finalize_due()
+    [(summary, _)] = asm.finalize_due()
     assert (summary.searches, summary.distinct_urls_seen) == (3, 90)
 
 
@@ -67,7 +67,7 @@ def test_complete_traces_are_finalised_not_evicted_under_overload() -> None:
     clock.now += 2.5  # its grace period is over, but the finaliser has not run yet
     asm.add(wire(healthy_run(0xC2)[:1]))
     added = asm.add(wire(healthy_run(0xC3)[:1]))
-    assert [s.trace_id for s in added.summaries] == [f"{0xC1:032x}"]
+    assert [s.trace_id for s, _ in added.finished] == [f"{0xC1:032x}"]
     assert value(metrics, names.METRIC_TRACES_EVICTED_TOTAL, reason=names.EVICT_CAPACITY) == 0
     assert asm.in_flight == 2
 
@@ -86,7 +86,7 @@ def test_a_span_that_breaks_the_summary_is_refused_counted_and_loses_nothing_els
     assert value(metrics, names.METRIC_TRACES_EVICTED_TOTAL, reason=names.EVICT_CAPACITY) == 1
     assert asm.add([search]).refused == 0  # the clean resend is not taken for a duplicate
     clock.now += 3
-    [summary] = asm.finalize_due()
+    [(summary, _)] = asm.finalize_due()
     assert (summary.searches, summary.reads) == (1, 1)
 
 

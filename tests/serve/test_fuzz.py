@@ -71,6 +71,6 @@ def test_ingest_path_never_raises_and_accounts_for_every_span(spans: list[SpanRe
     assert metrics.registry.get_sample_value(names.METRIC_SPAN_PROCESSING_ERRORS_TOTAL) == 0
     assembler.finalize_due()
     summaries, _ = assembler.drain()
-    assert all(s.searches >= 0 for s in added.summaries + summaries)
+    assert all(s.searches >= 0 for s, _ in added.finished + summaries)
     assert assembler.held_bytes == 0
 

@@ -257,3 +257,31 @@ def test_without_a_spool_what_is_left_at_exit_is_counted_lost() -> None:
     with pytest.raises(StoreBusy, match="closed at exit"):
         store.put_document("r", "https://e.org/late", "text", status="ok")
     assert store.stats().lost == {names.STORE_LOST_QUEUE_FULL: 0, names.STORE_LOST_ERROR: 0, names.STORE_LOST_EXIT: 4}
+
+
+def test_a_summarys_root_record_survives_the_spool(store_path: Path) -> None:
+    """A summary written while the store is locked is spooled with its root record; the next writer files the
+    run with the root's times and question, not the time the spool was replayed."""
+    from citetrace.store import RunRecord, spool_dir_for
+
+    root = RunRecord("r-spooled", "t-spooled", "scout", "Why?", 1_764_600_000.25, ended_at=1_764_600_004.75,
+                     answer="Because.")
+    holder = LockHolder(store_path)
+    try:
+        first = BufferedStore(SQLiteStore(store_path, lock_wait_s=0.05), spool_dir=spool_dir_for(store_path),
+                              exit_wait_s=0.1)
+        first.put_summary("r-spooled", {"searches": 1}, trace_id="t-spooled", agent="scout", run=root)
+        assert first.stats().pending == 1
+        first.close()
+        assert list(spool_dir_for(store_path).glob("*.jsonl"))  # kept, not lost
+        holder.release()
+        second = BufferedStore(SQLiteStore(store_path), spool_dir=spool_dir_for(store_path))
+        second.put_summary("other", {}, trace_id="t-other")
+        assert second.flush(30)
+        got = second.get_run("r-spooled")
+        second.close()
+    finally:
+        holder.close()
+    assert got is not None and got.summary == {"searches": 1}
+    assert (got.started_at, got.ended_at, got.question, got.answer) == (root.started_at, root.ended_at, "Why?",
+                                                                         "Because.")

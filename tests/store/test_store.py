@@ -5,6 +5,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Iterator
 
@@ -168,3 +169,63 @@ def test_fork_reopens_connection(tmp_path: Path) -> None:
     s.put_document("parent", "https://e.org/p2", "after fork", status="ok")
     assert [d.text for d in s.documents("child")] == ["from child"]
     assert len(s.documents("parent")) == 2
+
+
+_ROOT = RunRecord("r-served", "t-served", "scout", "Which reactor is biggest?", 1_764_600_000.125,
+                  ended_at=1_764_600_007.5, answer="Kashiwazaki [1].", error_type="TimeoutError")
+"""The record a summary writer derives from a run's root (``citetrace._rootrun``)."""
+
+
+@pytest.fixture(params=BACKENDS + ("buffered", "lazy"))
+def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    """Every backend, and the two wrappers an agent writes through (the write queue, the lazily opened store)."""
+    from citetrace.store import BufferedStore, LazyStore
+
+    if request.param == "buffered":
+        s: Store = BufferedStore(SQLiteStore(tmp_path / "b.db"), spool_dir=tmp_path / "b.db.spool")
+    elif request.param == "lazy":
+        s = LazyStore(f"sqlite:///{tmp_path / 'l.db'}")
+    else:
+        s = make_store(request.param, tmp_path, request)
+    yield s
+    s.close()
+
+
+def _flushed(store: Store) -> Store:
+    flush = getattr(store, "flush", None)
+    if flush is not None:
+        assert flush(30)
+    return store
+
+
+def test_a_summary_files_its_roots_record_when_the_store_has_none(any_store: Store) -> None:
+    """A run known only from its summary gets the root's start, end, question, answer and error, not the write
+    time (which made `citetrace show` say the run took no time)."""
+    any_store.put_summary("r-served", {"searches": 2}, trace_id="t-served", agent="scout", run=_ROOT)
+    got = _flushed(any_store).get_run("r-served")
+    assert got is not None
+    assert (got.trace_id, got.agent, got.question, got.started_at, got.ended_at, got.answer, got.error_type) == (
+        "t-served", "scout", _ROOT.question, _ROOT.started_at, _ROOT.ended_at, _ROOT.answer, _ROOT.error_type)
+    assert got.summary == {"searches": 2}
+    assert [r.run_id for r in any_store.runs()] == ["r-served"]
+
+
+def test_a_summary_keeps_the_agents_own_record(any_store: Store) -> None:
+    """Where the agent filed its run, the summary's root record changes nothing in it (the agent's wins)."""
+    any_store.put_run(RunRecord("r-served", "t-served", "scout", "the agent's question", 5.0))
+    any_store.finish_run("r-served", ended_at=9.0, answer="the agent's answer", error_type=None)
+    any_store.put_summary("r-served", {"searches": 2}, trace_id="t-served", agent="scout", run=_ROOT)
+    got = _flushed(any_store).get_run("r-served")
+    assert got is not None
+    assert (got.question, got.started_at, got.ended_at, got.answer, got.error_type) == (
+        "the agent's question", 5.0, 9.0, "the agent's answer", None)
+    assert got.summary == {"searches": 2}
+
+
+def test_a_summary_without_a_root_record_files_a_bare_run(any_store: Store) -> None:
+    """Without a root record the run is filed at the write time, with no question (as before)."""
+    before = time.time()
+    any_store.put_summary("orphan", {"searches": 0}, trace_id="t9", agent="svc")
+    got = _flushed(any_store).get_run("orphan")
+    assert got is not None and got.question is None and got.agent == "svc"
+    assert before <= got.started_at <= time.time() and got.ended_at == got.started_at

@@ -21,7 +21,7 @@ from prometheus_client import CollectorRegistry
 
 from citetrace import names
 from citetrace.config import load_settings
-from citetrace.serve._assembler import Assembler
+from citetrace.serve._assembler import Assembler, Finished
 from citetrace.serve._decode import WireSpan, decode_body
 from citetrace.serve._schema import SUMMARY_INPUTS
 from citetrace.summary import SummaryMetrics, Thresholds, TraceSummary, TraceSummaryProcessor
@@ -117,8 +117,8 @@ def run_serve(case: dict[str, Any]) -> dict[str, Any]:
     )
     summaries: list[dict[str, Any]] = []
 
-    def report(finished: list[TraceSummary]) -> None:  # what serve's service does with each (_service._report)
-        for summary in finished:
+    def report(finished: list[Finished]) -> None:  # what serve's service does with each (_service._report)
+        for summary, _run in finished:
             metrics.observe_summary(summary)
             summaries.append(summary.to_dict())
 
@@ -129,7 +129,7 @@ def run_serve(case: dict[str, Any]) -> dict[str, Any]:
         decoded = decode_body(json.dumps(batch["request"]).encode(), "application/json", SUMMARY_INPUTS)
         refused[names.REJECT_ATTRIBUTE_TYPE] += decoded.mistyped
         refused[names.REJECT_INVALID_SPAN] += decoded.rejected - decoded.mistyped
-        report(assembler.add(decoded.spans).summaries)
+        report(assembler.add(decoded.spans).finished)
     clock.now += cfg["grace_seconds"] + 1
     report(assembler.finalize_due())
     clock.now += cfg["ttl_seconds"] + 1
@@ -149,7 +149,8 @@ class _Summaries:
     def __init__(self) -> None:
         self.written: list[dict[str, Any]] = []
 
-    def put_summary(self, run_id: str, summary: dict[str, Any], *, trace_id: str = "", agent: str = "") -> None:
+    def put_summary(self, run_id: str, summary: dict[str, Any], *, trace_id: str = "", agent: str = "",
+                    run: Any = None) -> None:
         self.written.append(summary)
 
 

@@ -29,7 +29,6 @@ from prometheus_client import CollectorRegistry
 from citetrace import _telemetry, names
 from citetrace._forksafe import reset_after_fork
 from citetrace._logonce import OnceLogger
-from citetrace._redact import redact_report
 from citetrace.config import Settings, load_settings
 from citetrace._exitbound import exit_bound_seconds
 from citetrace.store import BufferedStore
@@ -206,7 +205,7 @@ class TraceSummaryProcessor(SpanProcessor):
         sampled = export and self._buffering and (self._sample_all or kind is not None or names.RUN_ID in attrs)
         now = self._clock()
         out: list[ReadableSpan] = []
-        summary: TraceSummary | None = None
+        summary: TraceSummary | None = None  # set only when ``span`` is a run's root
         foreign: tuple[TraceSummary, ReadableSpan, list[ToolCallRecord]] | None = None
         with self._lock:
             if now >= self._next_sweep:
@@ -257,7 +256,7 @@ class TraceSummaryProcessor(SpanProcessor):
                     elif export:
                         out.append(span)
         if summary is not None:
-            self._report(summary)
+            self._report(summary, span)
         if foreign is not None:
             self._report_foreign(*foreign)
         if out:
@@ -428,14 +427,13 @@ class TraceSummaryProcessor(SpanProcessor):
             return None
 
     # -- reporting -----------------------------------------------------------------------------------
-    def _report(self, summary: TraceSummary) -> None:
-        self._reporter.run(summary)
+    def _report(self, summary: TraceSummary, root: ReadableSpan) -> None:
+        self._reporter.run(summary, root)
 
     def _report_foreign(self, summary: TraceSummary, root: ReadableSpan, calls: list[ToolCallRecord]) -> None:
         question = None
         if self._settings.capture_content:  # the question is content: read off the root only when captured
-            found = foreign_question(_attributes(root))
-            question = redact_report(found) if found else None
+            question = foreign_question(_attributes(root))  # redacted with the record (citetrace._rootrun)
         self._reporter.foreign(summary, root, calls, question)
 
     def _error(self, exc: BaseException) -> None:

@@ -4,7 +4,6 @@ a root that citetrace did not create, the ``citetrace.run.summary`` span (see ``
 from __future__ import annotations
 
 import functools
-import time
 from typing import Any
 
 from opentelemetry.sdk.trace import ReadableSpan
@@ -12,6 +11,7 @@ from opentelemetry.trace import NonRecordingSpan, SpanKind, Tracer, set_span_in_
 
 from citetrace import names
 from citetrace._logonce import OnceLogger
+from citetrace._rootrun import root_run
 from citetrace.store import RunRecord, Store, ToolCallRecord
 from citetrace.metrics import SummaryMetrics
 from citetrace.summary import TraceSummary
@@ -20,9 +20,8 @@ from citetrace.processor._worker import Worker
 __all__ = ["Reporter"]
 
 
-def _str_attr(span: ReadableSpan, key: str) -> str | None:
-    value = (span.attributes or {}).get(key)
-    return value if isinstance(value, str) else None
+def _root_record(summary: TraceSummary, root: ReadableSpan, question: str | None = None) -> RunRecord:
+    return root_run(summary, root.start_time or 0, root.end_time or 0, root.attributes or {}, question=question)
 
 
 class Reporter:
@@ -36,12 +35,14 @@ class Reporter:
         self._once = once
         self._tracer = tracer
 
-    def run(self, summary: TraceSummary) -> None:
-        """A citetrace run's summary: metrics now, the store write on the worker."""
+    def run(self, summary: TraceSummary, root: ReadableSpan) -> None:
+        """A citetrace run's summary: metrics now, the store write on the worker (with the record its root
+        describes, filed only if the run's own record never reached the store)."""
         if self._metrics is not None:
             self._metrics.observe_summary(summary)
         store = self._store
-        if store is not None and not self._worker.submit_task(functools.partial(self._put, store, summary)):
+        if store is not None and not self._worker.submit_task(
+                functools.partial(self._put, store, summary, _root_record(summary, root))):
             self.store_error(RuntimeError("summary write queue full"))
 
     def foreign(self, summary: TraceSummary, root: ReadableSpan, calls: list[ToolCallRecord],
@@ -54,9 +55,7 @@ class Reporter:
         store = self._store
         if store is None:
             return
-        ended = (root.end_time or time.time_ns()) / 1e9
-        record = RunRecord(summary.run_id, summary.trace_id, summary.agent, question, (root.start_time or 0) / 1e9,
-                           ended_at=ended, error_type=_str_attr(root, names.ERROR_TYPE))
+        record = _root_record(summary, root, question)
 
         def write() -> None:
             try:
@@ -64,7 +63,7 @@ class Reporter:
                 store.put_calls(calls)
             except Exception as exc:  # noqa: BLE001
                 self.store_error(exc)
-            self._put(store, summary)
+            self._put(store, summary, record)
 
         if not self._worker.submit_task(write):
             self.store_error(RuntimeError("summary write queue full"))
@@ -79,11 +78,10 @@ class Reporter:
         parent = set_span_in_context(NonRecordingSpan(ctx))
         tracer.start_span(names.SUMMARY_SPAN_NAME, context=parent, kind=SpanKind.INTERNAL, attributes=attrs).end()
 
-    def _put(self, store: Store, summary: TraceSummary) -> None:
+    def _put(self, store: Store, summary: TraceSummary, record: RunRecord) -> None:
         try:
-            store.put_summary(
-                summary.run_id or summary.trace_id, summary.to_dict(), trace_id=summary.trace_id, agent=summary.agent
-            )
+            store.put_summary(record.run_id, summary.to_dict(), trace_id=summary.trace_id, agent=summary.agent,
+                              run=record)
         except Exception as exc:  # noqa: BLE001
             self.store_error(exc)
 

@@ -20,13 +20,15 @@ from collections import OrderedDict, deque
 from typing import Any, Callable, NamedTuple, Sequence
 
 from citetrace import names
+from citetrace._rootrun import root_run
 from citetrace.serve._decode import WireSpan
-from citetrace.serve._schema import SUMMARY_INPUTS
+from citetrace.serve._schema import DECODED_KEYS, RECORD_INPUTS, SUMMARY_INPUTS
 from citetrace.metrics import SummaryMetrics
+from citetrace.store import RunRecord
 from citetrace.summary import SpanRecord, Thresholds, TraceSummary
 from citetrace.summary._internal import RunAccumulator
 
-__all__ = ["Assembler", "Added", "SUMMARY_INPUTS"]
+__all__ = ["Assembler", "Added", "DECODED_KEYS", "Finished", "SUMMARY_INPUTS"]
 
 _KINDS = frozenset(names.TOOL_KINDS)
 # names read once per span on the hot path, bound here to skip the module attribute lookups
@@ -65,6 +67,17 @@ class _Trace:
         """Bytes charged for this trace (an estimate of what it holds; see _STRING_COST)."""
 
 
+class Finished(NamedTuple):
+    """One finalised run: its summary, and the run record its root describes (``citetrace._rootrun``).
+
+    The record travels beside the summary, not in it: ``TraceSummary`` is shared with the Go connector through
+    the test vectors, and the store needs the root's own times (the write happens a grace period later)."""
+
+    summary: TraceSummary
+    run: RunRecord
+    """The root's start and end, question, answer and error; a run with no root: the extent of its tool spans."""
+
+
 class Added(NamedTuple):
     """What ``Assembler.add`` did with a request's spans."""
 
@@ -72,7 +85,7 @@ class Added(NamedTuple):
     """Spans refused (over a per-trace cap, or one the summary could not take); reported as rejected."""
     late: int
     """Spans of traces already finalised (ignored)."""
-    summaries: list[TraceSummary]
+    finished: list[Finished]
     """Runs finalised during the call: their grace period was over, or their trace was evicted to make room."""
     closed: bool = False
     """The assembler was drained (shutting down): nothing was taken; the sender should retry later."""
@@ -83,6 +96,19 @@ class Added(NamedTuple):
 def _run_key(attrs: Any) -> str:
     run_id = attrs.get(names.RUN_ID)
     return run_id if isinstance(run_id, str) else ""
+
+
+def _record_charge(attrs: dict[str, Any]) -> int:
+    """Bytes charged for the run record's text a root holds (its question and answer); a value of another type
+    is dropped here (the decoder type-checks only the summary's inputs), so the root keeps only what it stores."""
+    charge = 0
+    for key in RECORD_INPUTS:
+        value = attrs.get(key)
+        if isinstance(value, str):
+            charge += _STRING_COST + len(value)
+        elif value is not None:
+            del attrs[key]
+    return charge
 
 
 class _RecentIds:
@@ -211,7 +237,7 @@ class Assembler:
                 else:
                     urls = get(_CITATIONS) or ()
                     count = len(urls)
-                    charge = _ROOT_COST + count * _STRING_COST + sum(map(len, urls))
+                    charge = _ROOT_COST + count * _STRING_COST + sum(map(len, urls)) + _record_charge(attrs)
                 reason = None
                 if count > max_urls or (state is not None and state.urls + count > max_urls):
                     reason = _DROP_URLS
@@ -314,7 +340,7 @@ class Assembler:
             ready.append((tid, state))
 
     def _after_add(self, tools: list[WireSpan], drops: dict[str, int], errors: int,
-                   evicted: list[tuple[int, _Trace, str]], ready: list[tuple[int, _Trace]]) -> list[TraceSummary]:
+                   evicted: list[tuple[int, _Trace, str]], ready: list[tuple[int, _Trace]]) -> list[Finished]:
         """Outside the lock: tool-call metrics, drop and eviction counts, then the runs finalised."""
         metrics = self._metrics
         for reason, count in drops.items():
@@ -326,7 +352,7 @@ class Assembler:
         for span in tools:
             metrics.observe_tool_span(span.attributes, span.end_ns - span.start_ns, span.status_error,
                                       span.trace_id, span.service_name)
-        summaries: list[TraceSummary] = []
+        summaries: list[Finished] = []
         for tid, state in ready:
             summaries.extend(self._finish(tid, state, rootless=False))
         for tid, state, _reason in evicted:
@@ -334,7 +360,7 @@ class Assembler:
                 summaries.extend(self._finish(tid, state, rootless=False))
         return summaries
 
-    def finalize_due(self) -> list[TraceSummary]:
+    def finalize_due(self) -> list[Finished]:
         """Finalise traces whose grace period (after the root) or idle TTL (no root) is over."""
         now = self._clock()
         ready: list[tuple[int, _Trace]] = []
@@ -350,7 +376,7 @@ class Assembler:
                 self._held -= state.held
                 self._remember(tid)
                 expired.append((tid, state))
-        summaries: list[TraceSummary] = []
+        summaries: list[Finished] = []
         for tid, state in ready:
             summaries.extend(self._finish(tid, state, rootless=False))
         for tid, state in expired:
@@ -358,7 +384,7 @@ class Assembler:
             summaries.extend(self._finish(tid, state, rootless=True))
         return summaries
 
-    def drain(self) -> tuple[list[TraceSummary], int]:
+    def drain(self) -> tuple[list[Finished], int]:
         """Shutting down: every trace still held is in flight and counted as ``shutdown``.
 
         Runs whose root arrived are summarised from what arrived (children still in transit are missing, so
@@ -372,7 +398,7 @@ class Assembler:
             self._held = 0
             for tid, _ in states:
                 self._remember(tid)
-        summaries: list[TraceSummary] = []
+        summaries: list[Finished] = []
         for tid, state in states:
             if state.roots:
                 summaries.extend(self._finish(tid, state, rootless=False))
@@ -385,15 +411,17 @@ class Assembler:
         if len(self._done) > self._max_done:
             self._done.popitem(last=False)
 
-    def _finish(self, tid: int, state: _Trace, *, rootless: bool) -> list[TraceSummary]:
+    def _finish(self, tid: int, state: _Trace, *, rootless: bool) -> list[Finished]:
         """One summary per run root (its run's accumulator); runs without a root only at the TTL."""
-        out: list[TraceSummary] = []
+        out: list[Finished] = []
         for root in state.roots:
             acc = state.runs.pop(_run_key(root.attributes), None) or RunAccumulator()
-            out.append(acc.finish(tid, root=root, citations=None, thresholds=self._thresholds,
-                                  default_agent=state.service))
+            summary = acc.finish(tid, root=root, citations=None, thresholds=self._thresholds,
+                                 default_agent=state.service)
+            out.append(Finished(summary, root_run(summary, root.start_ns, root.end_ns, root.attributes)))
         if rootless or not state.roots:
             for acc in state.runs.values():
-                out.append(acc.finish(tid, root=None, citations=None, thresholds=self._thresholds,
-                                      default_agent=state.service))
+                summary = acc.finish(tid, root=None, citations=None, thresholds=self._thresholds,
+                                     default_agent=state.service)
+                out.append(Finished(summary, root_run(summary, acc.first_start, acc.last_end, {})))
         return out

@@ -14,7 +14,8 @@ from typing import Any, Final, Mapping
 from citetrace import names
 
 __all__ = [
-    "ARRAY_KEYS", "ATTRIBUTE_TYPES", "BOOL", "INT", "NOT_STRING_KEYS", "SUMMARY_INPUTS", "STRING", "STRINGS", "attribute_problem",
+    "ARRAY_KEYS", "ATTRIBUTE_TYPES", "BOOL", "DECODED_KEYS", "INT", "NOT_STRING_KEYS", "RECORD_INPUTS", "SUMMARY_INPUTS",
+    "STRING", "STRINGS", "attribute_problem",
     "value_problem",
 ]
 
@@ -61,6 +62,14 @@ NOT_STRING_KEYS: Final[frozenset[str]] = frozenset(k for k, kind in ATTRIBUTE_TY
 SUMMARY_INPUTS: Final[frozenset[str]] = frozenset(ATTRIBUTE_TYPES)
 """The keys the receiver decodes (decoding the others is most of the cost and nothing reads them).
 (tests/serve checks this against the attribute names the summary code refers to.)"""
+
+RECORD_INPUTS: Final[frozenset[str]] = frozenset({names.RUN_QUESTION, names.ANSWER_TEXT})
+"""Root attributes decoded for the run record serve files beside the summary (``citetrace._rootrun``): content,
+on a root only when the agent's content capture is on. Not summary inputs, so not in ``ATTRIBUTE_TYPES`` (which
+the Go connector mirrors): a value that is not a string is dropped by the assembler, and never refuses a span."""
+
+DECODED_KEYS: Final[frozenset[str]] = SUMMARY_INPUTS | RECORD_INPUTS
+"""What the receiver decodes: the summary's inputs and the run record's."""
 
 
 def _matches(value: Any, kind: str) -> bool:

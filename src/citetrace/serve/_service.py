@@ -21,13 +21,13 @@ from prometheus_client import CollectorRegistry
 from citetrace import _settings, names
 from citetrace._logonce import OnceLogger
 from citetrace.config import Settings, load_settings
-from citetrace.serve._assembler import SUMMARY_INPUTS, Assembler
+from citetrace.serve._assembler import DECODED_KEYS, Assembler, Finished
 from citetrace.serve._decode import Decoded
 from citetrace.serve._http import Accepted, Ingest, IngestServer, Limits
 from citetrace.serve._selfmetrics import ServeMetrics
 from citetrace.store import Store
 from citetrace.metrics import SummaryMetrics, start_metrics_server
-from citetrace.summary import Thresholds, TraceSummary
+from citetrace.summary import Thresholds
 
 __all__ = ["ServeOptions", "Service"]
 
@@ -101,7 +101,7 @@ class Service:
         ingest = Ingest(
             accept=self._accept, answered=self._answered, health=self._health, draining=self._draining.is_set,
             on_error=self._error, max_body_bytes=opts.max_body_bytes, token=opts.token or None,
-            keys=SUMMARY_INPUTS,
+            keys=DECODED_KEYS,
         )
         try:
             self._server = IngestServer(opts.host, opts.port, ingest, Limits(
@@ -191,8 +191,8 @@ class Service:
         self.serve_metrics.spans.inc(len(decoded.spans))
         if added.late:
             self.serve_metrics.late.inc(added.late)
-        if added.summaries:
-            self._report(added.summaries)
+        if added.finished:
+            self._report(added.finished)
         problem = f"{added.refused} span(s) refused; first: {added.problem}" if added.refused else ""
         return Accepted(added.refused, problem)
 
@@ -212,16 +212,18 @@ class Service:
             except Exception as exc:  # noqa: BLE001 - the loop must survive anything
                 self._error(exc)
 
-    def _report(self, summaries: list[TraceSummary]) -> None:
-        for summary in summaries:
+    def _report(self, finished: list[Finished]) -> None:
+        """Each run's metrics, then its summary in the store, with the record its root describes (the store files
+        it when it has none for the run: real start and end, question and answer when the agent captured them)."""
+        for summary, run in finished:
             try:
                 self.metrics.observe_summary(summary)
             except Exception as exc:  # noqa: BLE001
                 self._error(exc)
             if self.store is not None:
                 try:
-                    self.store.put_summary(summary.run_id or summary.trace_id, summary.to_dict(),
-                                           trace_id=summary.trace_id, agent=summary.agent)
+                    self.store.put_summary(run.run_id, summary.to_dict(), trace_id=summary.trace_id,
+                                           agent=summary.agent, run=run)
                 except Exception as exc:  # noqa: BLE001
                     self._store_error(exc)
 

@@ -257,8 +257,9 @@ class LazyStore:
     def calls(self, run_id: str) -> list[ToolCallRecord]:
         return self._get().calls(run_id)
 
-    def put_summary(self, run_id: str, summary: dict[str, Any], *, trace_id: str = "", agent: str = "") -> None:
-        self._get().put_summary(run_id, summary, trace_id=trace_id, agent=agent)
+    def put_summary(self, run_id: str, summary: dict[str, Any], *, trace_id: str = "", agent: str = "",
+                    run: RunRecord | None = None) -> None:
+        self._get().put_summary(run_id, summary, trace_id=trace_id, agent=agent, run=run)
 
     def runs(self, limit: int = 50) -> list[RunRecord]:
         return self._get().runs(limit)

@@ -300,8 +300,14 @@ class BufferedStore:
     def model_citations(self, run_id: str) -> list[ModelCitation]:
         return self.inner.model_citations(run_id)
 
-    def put_summary(self, run_id: str, summary: dict[str, Any], *, trace_id: str = "", agent: str = "") -> None:
-        self._write("put_summary", (run_id, summary), {"trace_id": trace_id, "agent": agent}, 2048)
+    def put_summary(self, run_id: str, summary: dict[str, Any], *, trace_id: str = "", agent: str = "",
+                    run: RunRecord | None = None) -> None:
+        kwargs: dict[str, Any] = {"trace_id": trace_id, "agent": agent}
+        size = 2048
+        if run is not None:
+            kwargs["run"] = run
+            size += len(run.question or "") + len(run.answer or "")
+        self._write("put_summary", (run_id, summary), kwargs, size)
 
     def documents(self, run_id: str) -> list[Document]:
         return self.inner.documents(run_id)

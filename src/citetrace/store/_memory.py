@@ -13,6 +13,7 @@ from citetrace._urls import url_key
 from citetrace.store._model import (
     ModelCitation, ToolResponse,
     AmbiguousRunId, Document, LedgerEntry, LedgerRow, RunRecord, ToolCallRecord, content_hash, make_ref, parse_ref,
+    summary_run,
 )
 
 __all__ = ["MemoryStore"]
@@ -95,11 +96,12 @@ class MemoryStore:
         with self._lock:
             return [c for _, c in sorted(self._calls.get(run_id, {}).items())]
 
-    def put_summary(self, run_id: str, summary: dict[str, Any], *, trace_id: str = "", agent: str = "") -> None:
-        now = time.time()
+    def put_summary(self, run_id: str, summary: dict[str, Any], *, trace_id: str = "", agent: str = "",
+                    run: RunRecord | None = None) -> None:
+        rec = summary_run(run_id, trace_id, agent, run, time.time())
         with self._lock:
             self._summaries[run_id] = dict(summary)
-            self._runs.setdefault(run_id, RunRecord(run_id, trace_id, agent or "unknown", None, now, now))
+            self._runs.setdefault(run_id, rec)
 
     def _with_summary(self, run: RunRecord) -> RunRecord:
         summary = self._summaries.get(run.run_id)

@@ -8,13 +8,13 @@ and ``put_run``/``finish_run``.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, Sequence, runtime_checkable
 
 __all__ = [
     "AmbiguousRunId", "Document", "LedgerEntry", "LedgerRow", "RunRecord", "StoreBusy", "StoreError", "ToolCallRecord",
     "ToolResponse", "ModelCitation",
-    "Store", "content_hash", "make_ref", "parse_ref",
+    "Store", "content_hash", "make_ref", "parse_ref", "summary_run",
 ]
 
 
@@ -147,6 +147,15 @@ class RunRecord:
     summary: dict[str, Any] | None = field(default=None)
 
 
+def summary_run(run_id: str, trace_id: str, agent: str, run: RunRecord | None, now: float) -> RunRecord:
+    """The record ``put_summary`` files for a run the store has no record of: ``run`` (the root's times and
+    what it carries, ``citetrace._rootrun``) under ``run_id``, else a bare one stamped ``now``."""
+    if run is None:
+        return RunRecord(run_id, trace_id, agent or "unknown", None, now, now)
+    return replace(run, run_id=run_id, trace_id=run.trace_id or trace_id, agent=run.agent or agent or "unknown",
+                   summary=None)
+
+
 LedgerEntry = tuple[str, dict[str, Any]]
 """One record for a run's append-only ledger journal: (kind, JSON-able data)."""
 LedgerRow = tuple[str, str, dict[str, Any]]
@@ -203,8 +212,11 @@ class Store(Protocol):
         """A run's tool calls in order."""
         ...
 
-    def put_summary(self, run_id: str, summary: dict[str, Any], *, trace_id: str = "", agent: str = "") -> None:
-        """Save a run's summary next to it (creating a bare run record if there is none)."""
+    def put_summary(self, run_id: str, summary: dict[str, Any], *, trace_id: str = "", agent: str = "",
+                    run: RunRecord | None = None) -> None:
+        """Save a run's summary next to it; a run with no record yet gets one (``summary_run``): ``run``, the
+        record its root describes (real start and end, question), else a bare one at the write time. A run
+        that has a record keeps it as it is."""
         ...
 
     def runs(self, limit: int = 50) -> list[RunRecord]:

@@ -33,7 +33,7 @@ from citetrace._redact import sink_safe
 from citetrace._urls import canonical_url, url_key
 from citetrace.store._model import (
     AmbiguousRunId, Document, LedgerEntry, LedgerRow, RunRecord, StoreBusy, StoreError, ToolCallRecord,
-    ModelCitation, ToolResponse, content_hash, make_ref, parse_ref,
+    ModelCitation, ToolResponse, content_hash, make_ref, parse_ref, summary_run,
 )
 from citetrace.store._pgschema import SCHEMA, migrate, schema_version
 from citetrace.store._sqlite import _call_from_json, _call_to_json
@@ -223,9 +223,11 @@ class PostgresStore:
         rows = self._read("SELECT data FROM calls WHERE run_id = %s ORDER BY seq", (run_id,))
         return [_call_from_json(json.loads(r[0])) for r in rows]
 
-    def put_summary(self, run_id: str, summary: dict[str, Any], *, trace_id: str = "", agent: str = "") -> None:
+    def put_summary(self, run_id: str, summary: dict[str, Any], *, trace_id: str = "", agent: str = "",
+                    run: RunRecord | None = None) -> None:
         now = time.time()
         run_id, trace_id = _clean(run_id), _clean(trace_id)
+        rec = summary_run(run_id, trace_id, _clean(agent), run, now)
         with self._conn(write=True) as conn:
             conn.execute(
                 "INSERT INTO summaries(run_id, trace_id, created_at, data) VALUES (%s,%s,%s,%s)"
@@ -234,9 +236,10 @@ class PostgresStore:
                 (run_id, trace_id, now, json.dumps(summary, sort_keys=True, default=str)),
             )
             conn.execute(
-                "INSERT INTO runs(run_id, trace_id, agent, started_at, ended_at) VALUES (%s,%s,%s,%s,%s)"
-                " ON CONFLICT DO NOTHING",
-                (run_id, trace_id, _clean(agent) or "unknown", now, now),
+                "INSERT INTO runs(run_id, trace_id, agent, question, started_at, ended_at, answer, error_type)"
+                " VALUES (%s,%s,%s,%s,%s,%s,%s,%s) ON CONFLICT DO NOTHING",
+                (rec.run_id, _clean(rec.trace_id), _clean(rec.agent) or "unknown", _opt(rec.question),
+                 rec.started_at, rec.ended_at, _opt(rec.answer), _opt(rec.error_type)),
             )
 
     _RUN_SQL = (

@@ -45,6 +45,8 @@ def _encode(seq: int, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) 
         args = (asdict(args[0]),)
     elif name in ("put_calls", "put_responses", "put_model_citations"):
         args = ([asdict(c) for c in args[0]],)
+    if isinstance(kwargs.get("run"), RunRecord):  # put_summary's record for a run the store has none of
+        kwargs = {**kwargs, "run": asdict(kwargs["run"])}
     return (json.dumps({"seq": seq, "op": name, "args": list(args), "kwargs": kwargs}, default=str) + "\n").encode()
 
 
@@ -58,6 +60,8 @@ def _decode(data: dict[str, Any]) -> tuple[str, tuple[Any, ...], dict[str, Any]]
         args = [[ToolResponse(**r) for r in args[0]]]
     elif name == "put_model_citations":
         args = [[ModelCitation(**c) for c in args[0]]]
+    if isinstance(kwargs.get("run"), dict):
+        kwargs["run"] = RunRecord(**kwargs["run"])
     return name, tuple(args), kwargs
 
 

@@ -25,7 +25,7 @@ from citetrace._urls import canonical_url, url_key
 from citetrace.store._model import (
     AmbiguousRunId, Document, LedgerEntry, LedgerRow, RunRecord, StoreBusy, StoreError, ToolCallRecord, ToolResponse, content_hash,
     ModelCitation,
-    make_ref, parse_ref,
+    make_ref, parse_ref, summary_run,
 )
 from citetrace.store._sqlschema import migrate
 
@@ -240,16 +240,20 @@ class SQLiteStore:
         rows = self._read("SELECT data FROM calls WHERE run_id = ? ORDER BY seq", (run_id,))
         return [_call_from_json(json.loads(r["data"])) for r in rows]
 
-    def put_summary(self, run_id: str, summary: dict[str, Any], *, trace_id: str = "", agent: str = "") -> None:
+    def put_summary(self, run_id: str, summary: dict[str, Any], *, trace_id: str = "", agent: str = "",
+                    run: RunRecord | None = None) -> None:
         now = time.time()
+        rec = summary_run(run_id, trace_id, agent, run, now)
         with self._tx() as conn:
             conn.execute(
                 "INSERT OR REPLACE INTO summaries(run_id, trace_id, created_at, data) VALUES (?,?,?,?)",
                 (run_id, trace_id, now, json.dumps(summary, sort_keys=True, default=str)),
             )
             conn.execute(
-                "INSERT OR IGNORE INTO runs(run_id, trace_id, agent, started_at, ended_at) VALUES (?,?,?,?,?)",
-                (run_id, trace_id, agent or "unknown", now, now),
+                "INSERT OR IGNORE INTO runs(run_id, trace_id, agent, question, started_at, ended_at, answer,"
+                " error_type) VALUES (?,?,?,?,?,?,?,?)",
+                (rec.run_id, rec.trace_id, rec.agent, rec.question, rec.started_at, rec.ended_at, rec.answer,
+                 rec.error_type),
             )
 
     # -- the claim ledger ---------------------------------------------------------------------------
