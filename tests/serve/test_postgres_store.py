@@ -7,13 +7,13 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 
 from citetrace.serve import encode_request
 from citetrace.store import open_store
 
 from ._spans import failing_run
+from ._wait import healthy as _healthy, until as _until
 
 CMD = [sys.executable, "-m", "citetrace.cli"]
 
@@ -22,21 +22,6 @@ def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
-
-
-def _until(predicate: object, what: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():  # type: ignore[operator]
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
-
-
-def _healthy(port: int) -> bool:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
-            return True
-    except OSError:
-        return False
 
 
 def test_two_serves_write_one_postgresql_store_that_the_cli_reads(pg_uri: str) -> None:

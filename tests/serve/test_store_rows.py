@@ -10,8 +10,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +17,7 @@ import pytest
 
 from citetrace.store import SQLiteStore
 
+from ._wait import healthy, until
 from .test_cli import CMD, free_port
 
 QUESTION = "Which reactor is the largest?"
@@ -63,28 +62,13 @@ RESOLUTION_S = 1e-6
 """Seconds as a float near 1.7e9 keep about 0.24 microseconds; stored and read back they agree within this."""
 
 
-def _healthy(port: int) -> bool:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
-            return True
-    except OSError:
-        return False
-
-
-def _until(predicate: Any, what: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
-
-
 def _serve_one_run(tmp_path: Path, capture: str) -> tuple[dict[str, Any], Path]:
     """A real serve over a SQLite store, one real agent run exported to it; returns what the agent sent."""
     port, db = free_port(), tmp_path / "serve.db"
     serve = subprocess.Popen(CMD + ["--port", str(port), "--metrics-port", "0", "--store", f"sqlite:///{db}",
                                     "--grace-seconds", "0.5"], stderr=subprocess.PIPE, text=True)
     try:
-        _until(lambda: _healthy(port) or serve.poll() is not None, "serve to come up")
+        until(lambda: healthy(port) or serve.poll() is not None, "serve to come up")
         assert serve.poll() is None, serve.communicate()[1]
         agent = subprocess.run([sys.executable, "-c", AGENT, f"http://127.0.0.1:{port}/v1/traces", capture, QUESTION,
                                 ANSWER], capture_output=True, text=True, timeout=120,
@@ -99,7 +83,7 @@ def _serve_one_run(tmp_path: Path, capture: str) -> tuple[dict[str, Any], Path]:
             finally:
                 reader.close()
 
-        _until(lambda: db.exists() and filed(), "serve to file the run")
+        until(lambda: db.exists() and filed(), "serve to file the run")
     finally:
         serve.send_signal(signal.SIGTERM)
         _, err = serve.communicate(timeout=30)
