@@ -155,6 +155,10 @@ TOOL_KIND_FETCH: Final = "fetch"
 TOOL_KINDS: Final = (TOOL_KIND_SEARCH, TOOL_KIND_FETCH)
 """Closed set of ``citetrace.tool.kind`` values."""
 
+MODEL_CITATION_NUMBERED: Final = "numbered_citation"
+"""The record type of a model citation made with a bare ``[n]`` marker (Perplexity's ``citations[n-1]``): its
+cited text is the marker, which evaluation resolves to the URL (``Store.model_citations``)."""
+
 STATUS_OK: Final = "ok"
 STATUS_EMPTY: Final = "empty"
 STATUS_ERROR: Final = "error"

@@ -1,5 +1,6 @@
 """Citations a provider attached outside the answer's text (OpenAI ``url_citation`` spans, Anthropic text-block
-``citations``, Gemini grounding supports) pair with the claims they cover: coverage, the unfetched rate, the
+``citations``, Gemini grounding supports, Perplexity's ``[n]`` markers with its ``citations`` list) pair with
+the claims they cover: coverage, the unfetched rate, the
 judge, the gate, ``citetrace eval`` and the run page all see them. Each provider's real client talks to a server
 on 127.0.0.1 inside a ``research_run``; the agent reads one cited page with a traced fetch so the judge has
 text for one of them."""
@@ -16,6 +17,7 @@ import pytest
 import requests
 from google import genai
 from google.genai import types
+from perplexity import Perplexity
 
 from citetrace import names, research_run, traced_tool
 from citetrace.cli import main
@@ -107,8 +109,20 @@ def _gemini(srv: LocalServer, solar: str) -> str:
     return str(response.text)
 
 
+def _perplexity(srv: LocalServer, solar: str) -> str:
+    body = {"id": "p1", "model": "sonar", "created": 1700000000, "object": "chat.completion",
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": f"{SOLAR} [1] {WIND} [2] {UNCITED}"},
+                         "delta": {"role": "assistant", "content": ""}}],
+            "citations": [solar, OTHER], "search_results": [{"title": "t", "url": u} for u in (solar, OTHER)]}
+    srv.routes["/chat/completions"] = (200, json.dumps(body), "application/json")
+    completion = Perplexity(base_url=srv.base, api_key="pplx-test", max_retries=0).chat.completions.create(
+        model="sonar", messages=[{"role": "user", "content": "q"}])
+    return str(completion.choices[0].message.content)
+
+
 PROVIDERS: dict[str, Callable[[LocalServer, str], str]] = {"openai": _openai, "anthropic": _anthropic,
-                                                          "gemini": _gemini}
+                                                          "gemini": _gemini, "perplexity": _perplexity}
 
 
 def _record(store: Store, srv: LocalServer, provider: str, rewritten: str | None = None) -> str:
@@ -139,6 +153,7 @@ def test_provider_citations_pair_with_the_claims_they_cover(server: LocalServer,
     ev = evaluate_run(store, run_id, offline=True)
     by_sentence = {p.pair.sentence.text: p for p in ev.pairs}
     solar, wind, uncited = by_sentence[SOLAR], by_sentence[WIND], by_sentence[UNCITED]
+    assert len(ev.pairs) == 3, [p.as_dict() for p in ev.pairs]
     assert solar.pair.url == server.base + "/solar" and solar.in_run_store and solar.label == "SUPPORTED"
     assert wind.pair.url == OTHER and wind.in_run_store is False and wind.label == "UNFETCHED"
     assert wind.returned_by_search is True and "unfetched" in wind.flags()

@@ -16,7 +16,7 @@ from citetrace.eval._checks import RunIndex, is_stale
 from citetrace.eval._claims import make_pairs
 from citetrace.eval._data import LABEL_SETS
 from citetrace.eval._judges import Judge, judge_with_checker, make_judge
-from citetrace.eval._modelcites import place_model_citations
+from citetrace.eval._modelcites import numbered_url_map, place_model_citations
 from citetrace.eval._passages import top_passages
 from citetrace.eval._rates import Rate, aggregate_claims, claim_label, compute_rates
 from citetrace.eval._report import Report, parse_report
@@ -190,7 +190,8 @@ def evaluate_report(
     except Exception as exc:
         raise EvalError(f"cannot read the documents of run {run_id!r} from the store {store.uri}: {exc}") from exc
     placed, unplaced = place_model_citations(text, recorded)
-    report = parse_report(text, url_map, placed)
+    numbered, unnumbered = numbered_url_map(text, recorded)
+    report = parse_report(text, {**numbered, **(url_map or {})} or None, placed)
     results = [PairResult(p, has_citation=p.marker is not None) for p in make_pairs(report.sentences)]
     cited = [r for r in results if r.has_citation]
     liveness = {}
@@ -237,7 +238,8 @@ def evaluate_report(
     rates = compute_rates(needing, list(claim_labels.values()), citation_labels, dead)
     return RunEvaluation(run_id, agent, judge.name, judge.version, offline, report, results, rates, claim_labels,
                          judge_model=getattr(judge, "model", None),
-                         model_citations={"recorded": len(recorded), "placed": len(placed), "not_in_text": unplaced})
+                         model_citations={"recorded": len(recorded), "placed": len(recorded) - unplaced - unnumbered,
+                                          "not_in_text": unplaced + unnumbered})
 
 
 _Judged = tuple[Verdict, "Verdict | None", list[Passage]]

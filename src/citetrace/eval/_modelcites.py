@@ -7,6 +7,8 @@ cited text plus the provider's offsets (``Store.model_citations``). The recorded
 joined from several parts, stripped, or written into a larger report, so the offsets are only a hint: a
 citation is placed where its cited text occurs (the occurrence nearest the hint), else where the same words
 occur with other whitespace; one whose text is not in the report is counted as not placed, never guessed.
+Perplexity cites with bare ``[n]`` markers and a ``citations`` list: those become the ``[n]`` -> URL map the
+report parser already takes (the report's own reference list wins).
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
+from citetrace import names
 from citetrace.store import ModelCitation
 
-__all__ = ["PlacedCitation", "place_model_citations"]
+__all__ = ["PlacedCitation", "numbered_url_map", "place_model_citations"]
 
 _MAX_OCCURRENCES = 200  # occurrences of one cited text compared against its hint; the rest are not looked at
 
@@ -32,11 +35,29 @@ class PlacedCitation:
     kind: str
 
 
+def numbered_url_map(text: str, citations: Sequence[ModelCitation]) -> tuple[dict[str, str], int]:
+    """The ``[n]`` -> URL map of the numbered model citations (Perplexity's ``citations`` list) whose marker the
+    report carries, and how many numbered ones it does not carry."""
+    found: dict[str, str] = {}
+    missed = 0
+    for c in citations:
+        if c.kind == names.MODEL_CITATION_NUMBERED:
+            number = c.text.strip()[1:-1]
+            if number.isdigit() and c.text.strip() in text:
+                found.setdefault(number, c.url)
+            else:
+                missed += 1
+    return found, missed
+
+
 def place_model_citations(text: str, citations: Sequence[ModelCitation]) -> tuple[list[PlacedCitation], int]:
-    """Each citation's span in ``text``, in order, and how many could not be placed (text not in the report)."""
+    """Each span citation's place in ``text``, in order, and how many could not be placed (text not in the
+    report). Numbered citations are not spans: ``numbered_url_map`` resolves them."""
     placed: list[PlacedCitation] = []
     missed = 0
     for c in citations:
+        if c.kind == names.MODEL_CITATION_NUMBERED:
+            continue
         span = _find(text, c)
         if span is None:
             missed += 1

@@ -12,7 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from citetrace.instrumentation._providers._record import SEARCH, Folder, Reading, ServerCall, field, response_wrapper
+from citetrace import names
+
+from citetrace.instrumentation._providers._record import (
+    SEARCH, CitedSpan, Folder, Reading, ServerCall, cited_span, field, response_wrapper,
+)
 from citetrace.instrumentation._table_types import Wrap
 
 __all__ = ["ROWS", "read_perplexity", "carries_search"]
@@ -29,12 +33,20 @@ def carries_search(response: Any) -> bool:
 def read_perplexity(response: Any, kwargs: dict[str, Any]) -> Reading:
     """A Sonar completion (or chunk) -> its search and the model's citations."""
     results = field(response, "search_results")
-    cited = [u for u in field(response, "citations") or () if isinstance(u, str)]
+    listed = list(field(response, "citations") or ())
+    cited = [u for u in listed if isinstance(u, str)]
+    spans = _markers(listed)
     if not isinstance(results, list):
         calls = [ServerCall(PROVIDER, "search", SEARCH, urls=None, status="ok")] if cited else []
-        return Reading(calls, cited)
+        return Reading(calls, cited, spans)
     urls = tuple(u for u in (field(r, "url") for r in results) if isinstance(u, str))
-    return Reading([ServerCall(PROVIDER, "search", SEARCH, urls=urls, content_returned=True)], cited)
+    return Reading([ServerCall(PROVIDER, "search", SEARCH, urls=urls, content_returned=True)], cited, spans)
+
+
+def _markers(listed: list[Any]) -> list[CitedSpan]:
+    """The answer cites ``citations[n-1]`` with a bare ``[n]`` marker: each marker is the span citing it."""
+    return [s for n, url in enumerate(listed, 1)
+            if (s := cited_span(url, f"[{n}]", None, None, names.MODEL_CITATION_NUMBERED)) is not None]
 
 
 class _LastWithResults(Folder):
