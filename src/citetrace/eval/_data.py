@@ -30,12 +30,14 @@ def heldout2_labels_path() -> str:
 
 
 def heldout3_labels_path() -> str:
-    """Filesystem path of ``citetrace/eval/data/heldout3.jsonl`` (whole pages, written blind, measured once)."""
+    """Filesystem path of ``citetrace/eval/data/heldout3.jsonl`` (whole pages, written blind, measured once
+    with det-5, tuned on since det-6)."""
     return str(resources.files("citetrace.eval").joinpath("data").joinpath("heldout3.jsonl"))
 
 
 def heldout4_labels_path() -> str:
-    """Filesystem path of ``citetrace/eval/data/heldout4.jsonl`` (whole pages, written blind, measured once)."""
+    """Filesystem path of ``citetrace/eval/data/heldout4.jsonl`` (whole pages, written blind, measured once
+    with det-5, tuned on since det-6)."""
     return str(resources.files("citetrace.eval").joinpath("data").joinpath("heldout4.jsonl"))
 
 
