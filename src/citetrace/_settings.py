@@ -233,7 +233,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("record_responses", (names.ENV_RECORD_RESPONSES,), BOOL, False,
             "Record what each tool call inside a run returned or raised (redacted), for replay."),
     Setting("replay", (names.ENV_REPLAY,), _text("a run id"), None,
-            "A run id: traced tools return that run's recorded responses instead of calling out."),
+            "A run id: traced tools return that run's recorded responses instead of calling out. A run that "
+            "is not there or recorded no responses makes every traced call raise `ReplayMiss`, never live."),
     Setting("replay_miss", (names.ENV_REPLAY_MISS,), _one_of("error", "passthrough", "empty"), "error",
             "A replayed call with no recorded response: raise `ReplayMiss`, call through, or return nothing."),
     Setting("mcp_tools", (names.ENV_MCP_TOOLS,),
