@@ -41,6 +41,8 @@ class Endpoint:
     reader: Reader
 
     def matches(self, host: str, path: str) -> bool:
+        """Exactly this host and path (a ``{model}`` segment matches any one segment: Gemini names the model in
+        the path), so another path of the same API (``/v1/models``, ``:streamGenerateContent``) is never read."""
         if host != self.host:
             return False
         head, placeholder, tail = self.path.partition("{model}")
