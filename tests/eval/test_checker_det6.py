@@ -151,3 +151,17 @@ def test_a_count_that_refers_back_states_the_value() -> None:
     v = verdict("About 900 homes were flooded and 150 businesses were evacuated in Corran.",
                 "About 900 businesses were evacuated and 150 homes flooded in Corran.")
     assert v.label == CONTRADICTED and rule_of(v) == "rival_stating", v
+
+
+def test_a_value_under_a_norm_or_a_condition_has_no_direction() -> None:
+    """"Must stay above 30 %" against "should never fall below 30 %", and a thermostat's "when ... drops
+    below 18 °C", state rules, not changes: PARTIAL; the same value's opposite change still contradicts."""
+    assert verdict("The Orrin reservoir must stay above 30 % capacity, the utility says.",
+                   "The utility says the Orrin reservoir is 28 % full and should never fall below 30 % capacity."
+                   ).label == PARTIAL
+    assert verdict("The Corran heater switches on when the room temperature drops below 18 °C.",
+                   "The Corran heater switches on once the room cools below 18 °C and off when it rises above 21 °C."
+                   ).label == PARTIAL
+    v = verdict("The Orrin reservoir level fell 30 % over the summer.",
+                "The Orrin reservoir level rose 30 % over the summer, after heavy rain in June.")
+    assert v.label == CONTRADICTED, v

@@ -155,12 +155,12 @@ def local_direction_conflict(claim: str, claim_facts: Sequence[Fact], sentence: 
         if c.kind not in ("percent", "number", "money"):
             continue
         mine = _direction_near(claim, c)
-        if mine is None:
+        if mine is None or _conditioned_before(claim, c):
             continue
         for o in sentence_facts:  # "slowed to 3.8 %" (a level) says nothing against "rose 3.8 %" (a change)
             theirs = _direction_near(sentence, o) if facts_equal(c, o) and (
                 c.step == "level") == (o.step == "level") else None
-            if theirs is not None and theirs != mine:
+            if theirs is not None and theirs != mine and not _conditioned_before(sentence, o):
                 return "direction_mismatch", f"the passage says {o.text} went {theirs}, the claim {mine}"
     return None
 
@@ -196,6 +196,13 @@ def conditioned(text: str, stems: frozenset[str]) -> bool:
     words = _tokens(_WHEN_RELATIVE.sub(" ", text.lower()))
     return any(stem(w) in stems and any(n in _CONDITION for n in words[max(0, i - _CONDITION_REACH):i])
                for i, w in enumerate(words))
+
+
+def _conditioned_before(text: str, fact: Fact) -> bool:
+    """The value's own direction word comes under a condition or a norm ("should never fall below 30 %",
+    "switches on when the temperature drops below 18 °C"): a rule, not a change that happened (det-6)."""
+    words = _tokens(_WHEN_RELATIVE.sub(" ", text[:fact.start].lower()))
+    return any(w in _CONDITION for w in words[-_CONDITION_REACH:])
 
 
 _WHEN_RELATIVE = re.compile(r"\b(?:\d{4}|then|time|year|day|month|week|moment),?\s+when\b")
