@@ -209,6 +209,13 @@ def test_replay_quick_prints_its_table() -> None:
     assert [row[0].split(" (")[0] for row in table[1:]] == ["traced, not recorded", "recorded", "replayed from the store"]
 
 
+def test_model_citations_quick_prints_its_table() -> None:
+    """bench_model_citations --quick evaluates the linked and the provider-cited run and prints the three rows."""
+    (table,) = _tables(_run("bench_model_citations.py", "--quick"))
+    assert [row[0] for row in table[1:]] == ["markdown links in the text", "model citations (url_citation spans)",
+                                              "placing the spans alone"]
+
+
 def test_depth_prints_bare_and_wrapped_depths() -> None:
     """bench_depth prints a bare and a wrapped row for each tool shape, each wrapped row with its one span."""
     (table,) = _tables(_run("bench_depth.py", "--quick"))
