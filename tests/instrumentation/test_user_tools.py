@@ -127,3 +127,37 @@ def test_traced_tool_around_instrumented_client_is_one_span(instrumented: CiteTr
     attrs = one_tool_span(cap)
     assert attrs[names.GEN_AI_TOOL_NAME] == "my_search"
     assert list(attrs[names.URLS_RETURNED]) == ["https://t.example/1"]
+
+
+LLAMA_SOURCE = '''
+from llama_index.core.tools import FunctionTool
+
+def _search(query: str) -> list:
+    """Search my index."""
+    return [{"url": f"https://mine.example/{i}"} for i in range(2)]
+
+async def _asearch(query: str) -> list:
+    """Search my index, async."""
+    return [{"url": "https://mine.example/async"}]
+
+web_search = FunctionTool.from_defaults(fn=_search, name="web_search")
+async_search = FunctionTool.from_defaults(async_fn=_asearch, name="async_search")
+'''
+
+
+def test_llamaindex_function_tool_objects(tmp_path: Path, instrumentor: CiteTraceInstrumentor, cap: Captured) -> None:
+    """An entry naming a LlamaIndex ``FunctionTool`` object wraps the functions its ``call``/``acall`` run (what
+    its agents call; before, only calling the object itself made a span): one span per call, sync or async."""
+    with importable(tmp_path, LLAMA_SOURCE, "llama_tools") as name:
+        instrumentor.instrument(tools=f"{name}:web_search=search,{name}:async_search=search", libraries=False)
+        mod = importlib.import_module(name)
+        out = mod.web_search.call(query="solar")
+        assert out.raw_output == [{"url": "https://mine.example/0"}, {"url": "https://mine.example/1"}]
+        assert one_tool_span(cap)[names.RESULT_COUNT] == 2
+        cap.clear()
+        asyncio.run(mod.web_search.acall(query="solar"))
+        assert one_tool_span(cap)[names.RESULT_COUNT] == 2
+        cap.clear()
+        asyncio.run(mod.async_search.acall(query="wind"))
+        mod.async_search.call(query="wind")
+        assert [dict(s.attributes or {})[names.RESULT_COUNT] for s in cap.tool_spans()] == [1, 1]

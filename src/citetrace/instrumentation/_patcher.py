@@ -156,7 +156,7 @@ class Patcher:
             raise AttributeError(f"{row.target} not found")
         if isinstance(row, Patch):
             inner = tool_object_functions(getattr(parent, attr))
-            if inner:  # a LangChain @tool object: its .invoke() runs .func/.coroutine, so wrap those
+            if inner:  # a framework's tool object: wrap the functions its invoke()/acall() run
                 for name, is_async in inner:
                     self._wrap(getattr(parent, attr), name, dataclasses.replace(row, target=f"{row.target}.{name}",
                                                                                is_async=is_async))
@@ -252,13 +252,23 @@ def _own_span(own: bool) -> Iterator[None]:
             IN_TOOL.reset(token)
 
 
+_TOOL_OBJECTS = (
+    ("langchain", "invoke", (("func", False), ("coroutine", True))),
+    ("llama_index", "acall", (("_fn", False), ("_async_fn", True))),
+)
+"""(module prefix, the method its framework calls, the instance attributes that method runs): a LangChain tool
+(``@tool``, ``StructuredTool.from_function``) runs ``func``/``coroutine``; a LlamaIndex ``FunctionTool`` runs
+``_fn`` from ``call`` and ``_async_fn`` from ``acall`` (each a plain function or the other's sync/async twin)."""
+
+
 def tool_object_functions(target: Any) -> list[tuple[str, bool]]:
-    """For a LangChain tool object (``@tool``, ``StructuredTool.from_function``): its ``func`` (sync) and
-    ``coroutine`` (async) attributes that are set; empty for anything else."""
-    if not type(target).__module__.startswith("langchain") or not callable(getattr(target, "invoke", None)):
-        return []
-    return [(name, is_async) for name, is_async in (("func", False), ("coroutine", True))
-            if callable(getattr(target, name, None))]
+    """For a framework's tool object (see ``_TOOL_OBJECTS``): the (attribute, is_async) pairs that are set, whose
+    wrapping makes every call its agents make one span; empty for anything else."""
+    module = type(target).__module__
+    for prefix, method, attrs in _TOOL_OBJECTS:
+        if module.startswith(prefix) and callable(getattr(target, method, None)):
+            return [(name, is_async) for name, is_async in attrs if callable(getattr(target, name, None))]
+    return []
 
 
 def _dropping_first(wrapped: Callable[..., Any]) -> Callable[..., Any]:
