@@ -217,3 +217,21 @@ def test_worker_threads_join_the_run_with_copied_context() -> None:
     assert sorted(c.seq for c in cap.store.calls(run.id)) == list(range(8))
     root = cap.run_spans()[0]
     assert all(s.parent is not None and s.parent.span_id == root.context.span_id for s in cap.tool_spans())
+
+
+def test_model_citation_spans_are_bounded_redacted_and_stored_at_run_end() -> None:
+    """A run keeps at most MAX_CITED_SPANS model citation spans (the rest counted as one capture error each
+    time), and its end writes them to the store with URL secrets and key shapes redacted."""
+    from citetrace.capture._run import MAX_CITED_SPANS
+
+    with capture_spans() as cap:
+        before = _telemetry.current().hooks.error_counts().get("capture", 0)
+        with research_run("q") as run:
+            run.add_cited_spans([("https://a.example/p?api_key=sk-live-abcdefabcdef0123", "Key sk-live-abcdefabcdef0123 "
+                                  "leaked.", 0, 30, "url_citation")])
+            run.add_cited_spans([(f"https://s{i}.example/", f"Span {i}.", -1, -1, "x") for i in range(MAX_CITED_SPANS)])
+        stored = cap.store.model_citations(run.id)
+        assert _telemetry.current().hooks.error_counts().get("capture", 0) == before + 1
+    assert len(stored) == MAX_CITED_SPANS and [c.seq for c in stored] == list(range(MAX_CITED_SPANS))
+    assert "abcdefabcdef0123" not in stored[0].url + stored[0].text and stored[0].kind == "url_citation"
+    assert stored[-1].url == f"https://s{MAX_CITED_SPANS - 2}.example/"
