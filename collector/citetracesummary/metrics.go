@@ -249,23 +249,33 @@ func summaryField(s *Summary, field string) float64 {
 func (m *summaryMetrics) observeSummaries(sums []Summary, at time.Time) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	// the runs of one agent come together: for each stretch, its label keys and histogram series are made once
+	var raw, agent string
+	var outcomes [2]string // the runs_total keys: ok, failed
+	series := make([]*histSeries, len(m.perRun))
 	for i := range sums {
 		s := &sums[i]
-		agent := m.agentLabel(s.Agent)
-		outcome := names.OutcomeOk
-		if s.Failed {
-			outcome = names.OutcomeFailed
+		if i == 0 || s.Agent != raw {
+			raw, agent = s.Agent, m.agentLabel(s.Agent)
+			outcomes = [2]string{agent + labelSep + names.OutcomeOk, agent + labelSep + names.OutcomeFailed}
+			for j, p := range m.perRun {
+				series[j] = p.h.seriesOf(agent)
+			}
 		}
-		m.runs.inc(agent+labelSep+outcome, 1)
+		if s.Failed {
+			m.runs.inc(outcomes[1], 1)
+		} else {
+			m.runs.inc(outcomes[0], 1)
+		}
 		for _, r := range s.FailureReasons {
 			m.failures.inc(agent+labelSep+r, 1)
 		}
-		for _, p := range m.perRun {
+		for j, p := range m.perRun {
 			v := summaryField(s, p.field)
 			if p.ms {
 				v /= 1000.0
 			}
-			p.h.observe(agent, v, nil, at)
+			p.h.record(series[j], v, nil, at)
 		}
 		m.uncited.inc(agent, float64(s.UncitedFromRetrieval))
 		m.unfetched.inc(agent, float64(s.CitedNotFetched))
