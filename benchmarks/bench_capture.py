@@ -484,7 +484,7 @@ def parent(args: argparse.Namespace) -> int:
         if results.get(base) and results.get(ours):
             ratio = h.median_of(t["median_us"] / b["median_us"] for t, b in zip(results[ours], results[base]))
             print(f"@traced_tool, {what}: {ratio:.2f}x the hand-written span in the same setting "
-                  "(median of per-round ratios; target <= 1.2x)")
+                  "(median of per-round ratios; target <= 1.1x)")
     disabled = results.get("disabled")
     if disabled:
         delta = h.median_of(r["median_us"] - r["bare_same_process_us"] for r in disabled)

@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from citetrace._redact import (
     REDACTED, is_secret_name, mask_key_shapes, redact_arguments, redact_report, redact_text, redact_url,
+    redact_urls,
 )
 
 
@@ -115,3 +118,41 @@ def test_once_logger_redacts_the_message(caplog: pytest.LogCaptureFixture) -> No
             OnceLogger("serve").warn("store", OSError("cannot write https://u:pw-8@h.example/?token=t-99"))
     assert len(caplog.records) == 2
     assert all("pw-8" not in r.getMessage() and "t-99" not in r.getMessage() for r in caplog.records)
+
+
+# -- the batch check (redact_urls) against the per-URL redactor ------------------------------------------------
+_HOSTS = st.sampled_from(["a.example", "News.Example.COM", "xn--bcher-kva.example", "bücher.example", "[::1]",
+                          "host.example:8443", "bob:pw@x.example", "x.example\ud800"])
+_SEGMENTS = st.sampled_from(["", "wiki", "sk-hynix-q3-results", "api-key", "author", "Festk%C3%B6rper", "cart;jsessionid=AB12",
+                             "a;b=c", "tokenizer", "asia", "code", "Mercury_(planet)", "é", "%41IzaSy", "x\ud800y", "\n"])
+_NAMES = st.sampled_from(["q", "id", "page", "v", "n", "lang", "utm_source", "api_key", "apiKey", "accessToken",
+                          "clientSecret", "sessionId", "X-Amz-Signature", "code", "%61pi_key", "api+key", "monkey",
+                          "keyword", "jsessionid", "", "Token", "SIG"])
+_VALUES = st.sampled_from(["", "1", "42017", "en", "Xb12kLm9QzA", "solid+state", "sk_live_51HqT9xLk2mN8pQ4",
+                           "rk_live_51HqT9xLk2mN8pQ4", "github_pat_11ABCDEFG0123456789abc_x", "AIza" + "S" * 32,
+                           "hf_" + "A" * 32, "xoxb-1234567890-ab", "xoxp-1234567890-ab", "SK-abcdefgh12",
+                           "eyJabcdefghijk.eyJabcdefghijk.sig", "%20", "%E2%82%AC", "\ud800", "a b", "100%"])
+_PAIRS = st.lists(st.tuples(_NAMES, st.sampled_from(["=", ""]), _VALUES).map("".join), max_size=4).map("&".join)
+_FRAGMENTS = st.sampled_from(["", "#", "#top", "#access_token=abc123def", "#sk-abcdefgh1234", "#a?b", "#Section_2"])
+
+
+@st.composite
+def _urls(draw: st.DrawFn) -> str:
+    scheme = draw(st.sampled_from(["https://", "http://", "HTTPS://", ""]))
+    path = "/".join(draw(st.lists(_SEGMENTS, max_size=4)))
+    query = draw(st.sampled_from(["", "?", "?"])) and "?" + draw(_PAIRS)
+    return f"{scheme}{draw(_HOSTS)}/{path}{query}{draw(_FRAGMENTS)}"
+
+
+@given(st.lists(st.one_of(_urls(), st.text(max_size=30)), max_size=12))
+@example(["https://a.example/p?n=1", "https://a.example/q?apiKey=x"])
+@example(["https://a.example/p#sk-abcdefgh1234", "https://a.example/q"])
+@example(["https://a.example/p?n=1\ntoken=x"])
+@settings(max_examples=400)
+def test_batch_check_gives_exactly_the_per_url_redaction(urls: list[str]) -> None:
+    """redact_urls's batch check (the fast path for search results) returns exactly what redact_url returns URL
+    by URL, on URLs with userinfo, camelCase and %-encoded secret names, every key shape, path parameters,
+    fragments, IDNs, newlines and lone surrogates (and on any text a result's "url" field may hold)."""
+    expected = [redact_url(u) for u in urls]
+    assert redact_urls(urls) == expected
+    assert redact_urls(list(urls)) == expected  # a second time: the memo of the last clean batch agrees too

@@ -161,18 +161,20 @@ def redact_urls(urls: Sequence[str]) -> list[str]:
     """``redact_url`` over a list (search results), checking the whole batch at once first.
 
     Result lists are almost always clean and mostly pages not seen before, so this is a few C-level scans of
-    the joined text (no "@" or ";", no hint in any query or fragment) instead of work per URL. A batch that
-    might need redaction takes the per-URL path. The last clean batch is remembered, so a repeated query (or a
-    retried one) costs one list comparison.
+    the concatenated URLs (no "@", ";" or newline, no lone surrogate; then no hint in any query or fragment)
+    instead of work per URL. The checks are exactly ``redact_url``'s own early return, applied to all URLs at
+    once, so a batch found clean is what ``redact_url`` would return URL by URL; any other batch takes the
+    per-URL path. A batch with no "?" or "#" at all skips the query scan. The last clean batch is remembered,
+    so a repeated query (or a retried one) costs one list comparison.
     """
     if urls == _last_clean[0]:
         return list(urls)
-    joined = "\n".join(urls)
-    if "@" in joined or ";" in joined or joined.count("\n") != len(urls) - 1 or (
-            not joined.isascii() and _SURROGATE.search(joined) is not None):
+    flat = "".join(urls)  # one C-level pass; every single-character test below is a memchr over it
+    if "@" in flat or ";" in flat or "\n" in flat or (not flat.isascii() and _SURROGATE.search(flat) is not None):
         return [redact_url(u) for u in urls]
-    fragments = "#" in joined
-    if fragments or "?" in joined:
+    fragments = "#" in flat
+    if fragments or "?" in flat:
+        joined = "\n".join(urls)  # no URL holds a newline (checked above), so each tail ends at its own URL's end
         tails = "\n".join(_TAILS.findall(joined.replace("#", "?") if fragments else joined)).lower()
         if _TAIL_HINT.search(tails) is not None:
             return [redact_url(u) for u in urls]
