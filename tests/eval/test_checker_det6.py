@@ -165,3 +165,46 @@ def test_a_value_under_a_norm_or_a_condition_has_no_direction() -> None:
     v = verdict("The Orrin reservoir level fell 30 % over the summer.",
                 "The Orrin reservoir level rose 30 % over the summer, after heavy rain in June.")
     assert v.label == CONTRADICTED, v
+
+
+def test_an_open_bound_agrees_only_with_the_values_inside_it() -> None:
+    """"More than 210,000" agrees with 250,000, never with 83,000 (an infinite bound once made every value
+    agree), so the rival 38,000 contradicts a claim of 83,000 again."""
+    from citetrace.eval._quantities import values_agree
+
+    assert values_agree((250000.0, None, "", "250,000"), (210000.0, None, "more", "210,000"))
+    assert not values_agree((83000.0, None, "about", "83,000"), (210000.0, None, "more", "210,000"))
+    v = verdict("Two days after the storm, about 83,000 Corran customers were still without power.",
+                "More than 210,000 Corran customers lost power at the peak, and about 38,000 were still without "
+                "power 48 hours later.")
+    assert v.label == CONTRADICTED, v
+
+
+def test_a_lone_m_after_a_plain_number_is_no_million() -> None:
+    """"4.3 m" of river is 4.3, not 4.3 million, so "peaked at 4.3 metres" is stated: PARTIAL, and "3.1
+    metres" on Sunday still meets the Sunday peak of 4.3 m as a rival; "$4.3m" is still money in millions."""
+    from citetrace.eval._facts import extract_facts
+
+    page = "The Ivel peaked at 4.3 m on Sunday evening, its highest since 2007, before falling to 3.1 m by Tuesday."
+    assert [f.value for f in extract_facts(page) if f.kind == "number"] == [4.3, 3.1]
+    assert [f.value for f in extract_facts("It raised $4.3m.")] == [("USD", 4.3e6)]
+    assert verdict("The Ivel river peaked at 4.3 metres on Sunday.", page).label == PARTIAL
+    assert verdict("The Ivel river peaked at 5.2 metres on Sunday.", page).label == CONTRADICTED
+
+
+def test_a_bound_is_no_point_of_comparison() -> None:
+    """"Fewer than 200 wolves remain" is a bound, not a comparison with 200: PARTIAL against "between 150 and
+    190 ..., down from about 400"; a claim giving the old 400 as the current count still contradicts."""
+    page = "Surveys count between 150 and 190 Ashby wolves in the wild, down from about 400 in 1990."
+    assert verdict("Fewer than 200 Ashby wolves remain in the wild.", page).label == PARTIAL
+    assert verdict("About 400 Ashby wolves remain in the wild, surveys count.", page).label == CONTRADICTED
+
+
+def test_the_total_of_a_part_is_no_rival_in_its_slot() -> None:
+    """"120 of the 850 jobs at its Dene plant": the 850 is the part's total, so "cut 120 jobs at its Dene
+    plant" is no swap: PARTIAL; a swap between two parts still contradicts."""
+    page = "Harlow Foods said on Monday it would cut 120 of the 850 jobs at its Dene plant by March."
+    assert verdict("Harlow Foods cut 120 jobs at its Dene plant.", page).label == PARTIAL
+    v = verdict("Harlow Foods will cut 120 jobs at its Dene plant and 45 at its Tarn depot.",
+                "Harlow Foods will cut 45 jobs at its Dene plant and 120 at its Tarn depot.")
+    assert v.label == CONTRADICTED, v

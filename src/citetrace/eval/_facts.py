@@ -133,7 +133,14 @@ def paren_comparison(text: str, start: int) -> bool:
                                                                      text[start:start + 30]))
 
 
+_BOUND_THAN = re.compile(r"\b(?:more|fewer|less)\s+than\s+$", re.I)
+
+
 def _is_baseline(text: str, start: int, end: int) -> bool:
+    """The page's point of comparison ("up from 41 %", "than last year's 1.31 kg"); a bound ("fewer than 200
+    wolves") is no comparison (det-6)."""
+    if _BOUND_THAN.search(text[max(0, start - 15):start]):
+        return False
     if _BASELINE_BEFORE.search(text[max(0, start - 30):start]) or paren_comparison(text, start):
         return True
     after = _BASELINE_AFTER.match(text[end:end + 45])

@@ -29,6 +29,9 @@ _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _SCALE = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9, "b": 1e9,
           "trillion": 1e12, "tn": 1e12}
 _SCALE_RE = r"(?:\s*(thousand|million|billion|trillion|bn|mn|tn|k|m|b)\b)?"
+_PLAIN_SCALE_RE = r"(?:\s*(thousand|million|billion|trillion|bn|mn|tn)\b)?"
+"""A plain number's scale: a lone "m", "k" or "b" after it is a unit ("4.3 m" of water, "a 10 k run"), never
+a million, a thousand or a billion as it is after a currency ("$4.3m") (det-6)."""
 _DASH = r"\s*(?:–|—|-|to|and)\s*"  # day ranges only: "March 6 to 7", "6-7 March"
 _RANGE = r"\s*[–—-]\s*"  # number ranges need a dash ("from 410 to 860" is a change, not a range)
 _PCT = r"(%|percent\b|per cent\b|percentage points?\b|pp\b)"
@@ -217,7 +220,7 @@ PATTERNS: tuple[tuple[re.Pattern[str], _Parser], ...] = (
     (re.compile(rf"\bbetween\s+({_NUM})\s+and\s+({_NUM}){_SCALE_RE}(?![\w%])", re.I),
      lambda m: ("number", _num(m[1], m[3]), _num(m[2], m[3]))),
     (re.compile(rf"(?<![\w.\-–])({_NUM}){_RANGE}({_NUM}){_SCALE_RE}(?![\w%.]\d)(?![\w%])", re.I), _range),
-    (re.compile(rf"(?<![\w.])({_NUM}){_SCALE_RE}(?![\w%])", re.I), lambda m: ("number", _num(m[1], m[2]), None)),
+    (re.compile(rf"(?<![\w.])({_NUM}){_PLAIN_SCALE_RE}(?![\w%])", re.I), lambda m: ("number", _num(m[1], m[2]), None)),
     (re.compile(rf"\b({_WORDNUM})\s*(%|percent\b|per cent\b)", re.I),
      lambda m: ("percent", ("%", float(word_value(m[1]))), None)),
     (re.compile(rf"\b({_WORDNUM_ANY})\b(?!-\w|\s(?:thirds?|quarters?|fifths?|tenths?|halves|in|out)\b)", re.I),

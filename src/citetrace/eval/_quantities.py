@@ -17,6 +17,7 @@ Without a qualifier a value matches at the claim's precision (4.2 % matches 4.23
 
 from __future__ import annotations
 
+import math
 import re
 
 __all__ = ["qualifier_before", "fraction_value", "FRACTION", "values_agree"]
@@ -125,5 +126,7 @@ def values_agree(claim: tuple[float, float | None, str, str], other: tuple[float
         cq = oq = ""
     clo, chi = (cv, ch) if ch is not None else _interval(cv, cq, percent, ctext, True)
     olo, ohi = (ov, oh) if oh is not None else _interval(ov, oq, percent, otext, False)
-    eps = 1e-12 * max(1.0, abs(chi), abs(ohi))  # float noise only ("$1.2 billion" == "1,200 million dollars")
+    eps = 1e-12 * max(1.0, *(abs(v) for v in (clo, chi, olo, ohi) if math.isfinite(v)))  # float noise only
+    # ("$1.2 billion" == "1,200 million dollars"); an open bound's infinity is no noise (det-6: with it, "more
+    # than 210,000" agreed with every value)
     return clo <= ohi + eps and olo <= chi + eps

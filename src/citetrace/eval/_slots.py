@@ -59,10 +59,17 @@ def slot_conflict(claim_facts: Sequence[Fact], sentence: str, sentence_facts: Se
             continue
         score, best = max(scored, key=lambda t: t[0])
         if score >= _MIN_SHARED and score > max(equal) and not facts_equal(c, best) and (
-                {c.step, best.step} != {"change", "level"}):  # "fell 0.2 points to 5.6 %": a change, a level
+                {c.step, best.step} != {"change", "level"}) and not any(  # "fell 0.2 points to 5.6 %"
+                _part_of(sentence, o, best) for _, o in scored if facts_equal(c, o)):
             return ("value_in_other_slot", f"the passage gives {best.text} where the claim gives {c.text} "
                     f"({', '.join(sorted(c.context & best.context))})")
     return None
+
+
+def _part_of(sentence: str, part: Fact, total: Fact) -> bool:
+    """"120 of the 850 jobs at its Dene plant": the slot words after the total are the part's too, so the
+    total is no rival in the part's slot (det-6)."""
+    return bool(re.fullmatch(r"\s+of\s+(?:the|its|their|his|her|our|all|all\s+the)?\s*", sentence[part.end:total.start]))
 
 
 def role_conflict(unmatched: Sequence[Fact], claim_facts: Sequence[Fact],
