@@ -4,7 +4,7 @@ next to it, which must stay CONTRADICTED."""
 
 from __future__ import annotations
 
-from citetrace.eval import CONTRADICTED, PARTIAL, DeterministicJudge, Passage, Verdict
+from citetrace.eval import CONTRADICTED, PARTIAL, SUPPORTED, DeterministicJudge, Passage, Verdict
 from citetrace.eval._audit import rule_audit
 from citetrace.eval._deterministic import RULE
 from citetrace.eval._judge_eval import LabelledPair
@@ -208,3 +208,12 @@ def test_the_total_of_a_part_is_no_rival_in_its_slot() -> None:
     v = verdict("Harlow Foods will cut 120 jobs at its Dene plant and 45 at its Tarn depot.",
                 "Harlow Foods will cut 45 jobs at its Dene plant and 120 at its Tarn depot.")
     assert v.label == CONTRADICTED, v
+
+
+def test_extractive_support_needs_each_value_in_its_place() -> None:
+    """"Opened 9 branches in 2025" against "opened 14 branches in 2025 and closed 9": the words are in order and
+    9 is in the sentence, but not where the claim puts it: never SUPPORTED (a det-5 false support); the
+    sentence's own words and values still are."""
+    page = "Sorrel Bank opened 14 branches in 2025 and closed 9, ending the year with 212 across the country."
+    assert verdict("Sorrel Bank opened 9 branches in 2025.", page).label != SUPPORTED
+    assert verdict("Sorrel Bank opened 14 branches in 2025.", page).label == SUPPORTED

@@ -67,7 +67,25 @@ def extractive_support(claim: str, sentence: str) -> bool:
     if (set(s_words) & _HEDGES) - set(c_words):
         return False
     length = _window([stem(w) for w in c_words], [stem(w) for w in s_words])
-    return length is not None and length - len(c_words) <= _MAX_GAP
+    if length is None or length - len(c_words) > _MAX_GAP:
+        return False
+    c_seq, s_seq = _with_numbers(claim), _with_numbers(sentence)  # the values in their places too (det-6):
+    # "opened 9 branches" is not "opened 14 branches in 2025 and closed 9"
+    numbers = [w for w in c_seq if w[0].isdigit()]
+    return not numbers or _window(c_seq, s_seq) is not None
+
+
+def _with_numbers(text: str) -> list[str]:
+    """The stemmed words and the numbers (as written, without thousands commas) in order."""
+    return [w.replace(",", "") if w[0].isdigit() else stem(w) for w in _tokens_and_numbers(text)]
+
+
+_NUMBER_TOKEN = re.compile(r"[a-z][a-z\-']*|\d[\d,.]*\d|\d")
+
+
+def _tokens_and_numbers(text: str) -> list[str]:
+    words = _NUMBER_TOKEN.findall(text.lower().replace("’", "'").replace("n't", " n't"))
+    return [w for w in words if w not in _LIGHT_STOP]
 
 
 _Pairs = tuple[tuple[frozenset[str], frozenset[str], str], ...]
