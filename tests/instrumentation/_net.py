@@ -66,6 +66,8 @@ class LocalServer:
         self.sequences: dict[str, list[tuple[int, str, str]]] = {}
         """Answers given once each, in order, before ``routes`` (a 429 then the page: a retry that recovers)."""
         self.requests: list[tuple[str, str, bytes]] = []
+        self.redirects: dict[str, str] = {}
+        """``redirects[path] = location``: that exact path answers 301 to the location (before ``sequences``)."""
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -73,6 +75,12 @@ class LocalServer:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else b""
                 server.requests.append((self.command, self.path, body))
+                if self.path in server.redirects:
+                    self.send_response(301)
+                    self.send_header("Location", server.redirects[self.path])
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 status, text, ctype = server.route(self.path)
                 payload = text.encode()
                 self.send_response(status)

@@ -22,7 +22,7 @@ from citetrace import names
 from citetrace._redact import redact_arguments, redact_text, redact_url, redact_urls
 from citetrace._urls import host_of
 from citetrace import _telemetry
-from citetrace.capture import _extract, _replay
+from citetrace.capture import _extract, _redirects, _replay
 from citetrace.capture._responses import args_key, encode_exception, encode_result
 from citetrace.capture._context import CURRENT_RUN, IN_TOOL, TOOL_CALL_ID, in_tool_call, run_in_context
 from citetrace.capture._failure import record_failure
@@ -236,7 +236,10 @@ class _Call:
                 names.ERROR_TYPE_TOOL_ERROR
             )
         if spec.kind == names.TOOL_KIND_FETCH and spec.stores_text and docs is None:
-            self._store(text or "", status, http_status, _extract.content_type_of(result), attrs)
+            ctype = _extract.content_type_of(result)
+            self._store(text or "", status, http_status, ctype, attrs)
+            if self.url is not None:
+                self._store_redirect(result, text or "", status, http_status, ctype, attrs)
         span = self.span
         if span.is_recording():
             span.set_attributes(attrs)
@@ -315,6 +318,22 @@ class _Call:
                 _telemetry.count_error("store_write", exc)
             stored.append((safe, status))
         return stored
+
+    def _store_redirect(self, result: Any, text: str, status: str, http_status: int | None, ctype: str | None,
+                        attrs: dict[str, Any]) -> None:
+        """A fetch the server redirected (``/old -301-> /new``): the text is also the final URL's, which is the
+        one a report cites; store it under that URL and name it in ``citetrace.pages_returned`` (read)."""
+        final = _redirects.redirect_target(result, self.url or "")
+        if final is None:
+            return
+        safe = redact_url(final)
+        run_id = self.run.id if self.run is not None else format(self.span.get_span_context().trace_id, "032x")
+        try:
+            self.tel.run_store().put_document(run_id, safe, text, status=status, http_status=http_status,
+                                              content_type=ctype)
+        except Exception as exc:  # noqa: BLE001 - the store must never break the agent
+            _telemetry.count_error("store_write", exc)
+        attrs[names.PAGES_RETURNED] = [safe]
 
     def _store(self, text: str, status: str, http_status: int | None, ctype: str | None, attrs: dict[str, Any]) -> None:
         if self.url is None:

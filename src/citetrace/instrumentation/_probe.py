@@ -16,20 +16,23 @@ from contextlib import contextmanager
 from contextvars import ContextVar, Token
 from typing import Any, Callable, Iterator
 
-from citetrace.capture._internal import set_status_source
+from citetrace.capture._internal import redirect_of, set_redirect_source, set_status_source
 
-__all__ = ["scope", "open_scope", "close_scope", "record", "saw", "saw_failure", "in_scope", "last_status", "status_recorder"]
+__all__ = ["scope", "open_scope", "close_scope", "record", "saw", "saw_failure", "in_scope", "last_status", "status_recorder",
+           "record_redirect", "redirects"]
 
 
 class _Seen:
-    """Status codes observed during one tool call."""
+    """Status codes, and the redirects (origin, final URL), observed during one tool call."""
 
-    __slots__ = ("statuses",)
+    __slots__ = ("statuses", "redirects")
 
     def __init__(self) -> None:
         self.statuses: list[int] = []
+        self.redirects: list[tuple[str, str]] = []
 
 
+_MAX_REDIRECTS = 64  # a crawl inside one call keeps its first 64 redirects: the call's own URL is among the first
 _SCOPE: ContextVar[_Seen | None] = ContextVar("citetrace_http_probe", default=None)
 _open: set[_Seen] = set()
 
@@ -73,6 +76,23 @@ def record(status: Any) -> None:
         return
     for target in tuple(_open):
         target.statuses.append(status)
+
+
+def record_redirect(response: Any, requested: str | None = None) -> None:
+    """Record where a redirected response ended (``capture._redirects.redirect_of``) into the current scope
+    only: a redirect is the call's own request, never a neighbouring thread's. Never raises."""
+    seen = _SCOPE.get()
+    if seen is None:
+        return
+    pair = redirect_of(response, requested)
+    if pair is not None and len(seen.redirects) < _MAX_REDIRECTS:
+        seen.redirects.append(pair)
+
+
+def redirects() -> tuple[tuple[str, str], ...]:
+    """The redirects recorded in the current scope (capture reads them through ``set_redirect_source``)."""
+    seen = _SCOPE.get()
+    return tuple(seen.redirects) if seen is not None else ()
 
 
 def in_scope() -> bool:
@@ -125,3 +145,4 @@ def status_recorder(status_of: Callable[[tuple[Any, ...], dict[str, Any], Any], 
 
 
 set_status_source(last_status)  # capture reads the probe's last status through this one seam
+set_redirect_source(redirects)  # and the redirects through this one

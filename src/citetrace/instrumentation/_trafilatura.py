@@ -30,6 +30,8 @@ def _fetch_status(result: Any) -> str | None:
 
 
 def _response_status(args: tuple[Any, ...], kwargs: dict[str, Any], result: Any) -> Any:
+    # its Response keeps the final URL after urllib3's redirects (``.url``): the page the call really read
+    _probe.record_redirect(result, args[0] if args else kwargs.get("url"))
     return getattr(result, "status", None)
 
 

@@ -72,6 +72,7 @@ def _through(wrapped: Callable[..., Any], args: Sequence[Any], kwargs: Mapping[s
         _probe.record(http_status_of_exc(exc))
         raise
     _probe.record(http_status_of(response))
+    _probe.record_redirect(response, _requested(args))
     return response
 
 
@@ -85,7 +86,18 @@ async def _athrough(wrapped: Callable[..., Awaitable[Any]], args: Sequence[Any],
         _probe.record(http_status_of_exc(exc))
         raise
     _probe.record(http_status_of(response))
+    _probe.record_redirect(response, _requested(args))
     return response
+
+
+def _requested(args: Sequence[Any]) -> str | None:
+    """The URL a urllib ``open(url_or_request)`` asked for (its response keeps only the final URL); the other
+    clients' responses carry their hops in ``.history``, so this is only their fallback."""
+    first = args[0] if args else None
+    if isinstance(first, str):
+        return first
+    url = getattr(first, "full_url", None)
+    return url if isinstance(url, str) else None
 
 
 def _read_loaded(sent: t.Sent) -> Read:
