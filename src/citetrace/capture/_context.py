@@ -27,9 +27,10 @@ def current_run() -> "Run | None":
     return CURRENT_RUN.get() or run_in_context()
 
 
-def run_in_context() -> "Run | None":
-    """The run carried by the current OpenTelemetry context (a thread that got only that context)."""
-    run = otel_context.get_value(RUN_CONTEXT_KEY)
+def run_in_context(ctx: otel_context.Context | None = None) -> "Run | None":
+    """The run carried by the current OpenTelemetry context, or by ``ctx`` (a thread that got only that
+    context)."""
+    run = otel_context.get_value(RUN_CONTEXT_KEY, ctx)
     return run  # type: ignore[return-value]
 
 

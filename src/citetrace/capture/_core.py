@@ -14,6 +14,7 @@ from functools import cached_property
 from typing import Any, Awaitable, Callable, Iterable, Mapping, Sequence
 
 from opentelemetry import context as otel_context
+from opentelemetry.context import Context
 from opentelemetry import trace
 from opentelemetry.instrumentation.utils import is_instrumentation_enabled
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
@@ -88,6 +89,11 @@ class ToolSpec:
             attrs[names.GEN_AI_TOOL_DESCRIPTION] = self.description
         return attrs
 
+    @cached_property
+    def span_name(self) -> str:
+        """``execute_tool {name}``, built once per tool."""
+        return f"execute_tool {self.name}"
+
 
 class _Call:
     """State of one call between start and end."""
@@ -95,11 +101,13 @@ class _Call:
     __slots__ = ("spec", "span", "token", "t0", "wall0", "query", "qhash", "url", "run", "started", "rkey", "tel")
 
     def __init__(self, spec: ToolSpec, args: Sequence[Any], kwargs: Mapping[str, Any], current: bool = True,
-                 tel: _telemetry.Telemetry | None = None) -> None:
+                 tel: _telemetry.Telemetry | None = None, ctx: Context | None = None) -> None:
         self.spec = spec
-        # the telemetry is read once per call (the caller already has it): one object for the whole call
+        # the telemetry and the OpenTelemetry context are read once per call (the wrapper already has both)
         self.tel = tel = tel if tel is not None else _telemetry.current()
-        self.run = CURRENT_RUN.get() or run_in_context()
+        if ctx is None:
+            ctx = otel_context.get_current()
+        self.run = run = CURRENT_RUN.get() or run_in_context(ctx)
         self.query: str | None = None
         self.qhash: str | None = None
         self.url: str | None = None
@@ -110,9 +118,9 @@ class _Call:
             call_id = TOOL_CALL_ID.get()
         if call_id:
             attrs[names.GEN_AI_TOOL_CALL_ID] = call_id
-        if self.run is not None:
-            attrs[names.RUN_ID] = self.run.id
-            attrs[names.GEN_AI_AGENT_NAME] = self.run.agent
+        if run is not None:
+            attrs[names.RUN_ID] = run.id
+            attrs[names.GEN_AI_AGENT_NAME] = run.agent
         if spec.kind == names.TOOL_KIND_SEARCH:
             query = spec.query_from(args, kwargs) if spec.query_from else None
             if query is None:
@@ -136,17 +144,20 @@ class _Call:
             attrs[names.GEN_AI_TOOL_CALL_ARGUMENTS] = redact_arguments(
                 args[1:] if spec.skip_self else args, dict(kwargs), _ARGUMENTS_CHARS
             )
+        parent = child_context(run) if run is not None else None
+        # ``ctx`` is the current context: handing it over spares the SDK its own reads of it
         self.span: Span = tel.tracer().start_span(
-            f"execute_tool {spec.name}", context=child_context(self.run), kind=_INTERNAL, attributes=attrs
+            spec.span_name, context=ctx if parent is None else parent, kind=_INTERNAL, attributes=attrs
         )
         # current only for a tool the application decorated: a library's HTTP span keeps its parent otherwise
-        self.token = otel_context.attach(trace.set_span_in_context(self.span)) if current else None
-        self.wall0 = time.time()
-        self.t0 = time.perf_counter()
+        self.token = otel_context.attach(trace.set_span_in_context(self.span, ctx)) if current else None
+        # the wall-clock start and the duration go only into the run's call record
+        self.wall0 = time.time() if run is not None else 0.0
+        self.t0 = time.perf_counter() if run is not None else 0.0
         self.started = True
         # a replayed call is not recorded again: its response is the recording
         self.rkey = (args_key(spec.name, args, kwargs, spec.skip_self)
-                     if settings.record_responses and self.run is not None and _replay.current() is None else None)
+                     if settings.record_responses and run is not None and _replay.current(settings) is None else None)
 
     def detach(self) -> None:
         if self.started:
@@ -156,7 +167,7 @@ class _Call:
 
     # -- endings --------------------------------------------------------------------------------------
     def finish(self, result: Any) -> None:
-        elapsed = time.perf_counter() - self.t0
+        elapsed = time.perf_counter() - self.t0 if self.run is not None else 0.0
         self.detach()
         if self.rkey is not None and self.run is not None:
             self.run.add_response(self.spec.name, self.rkey, encode_result(result))
@@ -250,7 +261,7 @@ class _Call:
                      attrs.get(names.URLS_RETURNED, ()))
 
     def fail(self, exc: BaseException) -> None:
-        elapsed = time.perf_counter() - self.t0
+        elapsed = time.perf_counter() - self.t0 if self.run is not None else 0.0
         self.detach()
         if self.rkey is not None and self.run is not None:
             self.run.add_response(self.spec.name, self.rkey, encode_exception(exc))
@@ -393,9 +404,9 @@ def _content_hash(text: str) -> str:
 
 
 def _start(spec: ToolSpec, args: Sequence[Any], kwargs: Mapping[str, Any], current: bool = True,
-           tel: _telemetry.Telemetry | None = None) -> _Call | None:
+           tel: _telemetry.Telemetry | None = None, ctx: Context | None = None) -> _Call | None:
     try:
-        return _Call(spec, args, kwargs, current, tel)
+        return _Call(spec, args, kwargs, current, tel, ctx)
     except Exception as exc:  # noqa: BLE001
         _telemetry.count_error("capture", exc)
         return None
@@ -426,24 +437,26 @@ def _end_quietly(call: _Call) -> None:
         pass
 
 
-def _suppressed_api() -> bool:
-    return not is_instrumentation_enabled()
+def _unsuppressed_api() -> Context | None:
+    return otel_context.get_current() if is_instrumentation_enabled() else None
 
 
 try:  # the two keys ``is_instrumentation_enabled`` reads, from one context lookup instead of two (hot path)
     from opentelemetry.context import _SUPPRESS_INSTRUMENTATION_KEY as _SUPPRESS
     from opentelemetry.instrumentation.utils import _SUPPRESS_INSTRUMENTATION_KEY_PLAIN as _SUPPRESS_PLAIN
 
-    def _suppressed() -> bool:
+    def _unsuppressed() -> Context | None:
+        """The current context, or None when instrumentation is suppressed in it: the one read of the context
+        a traced call makes (the span's parent, the run it carries and the suppression flags all come from it)."""
         ctx = otel_context.get_current()
-        return bool(ctx.get(_SUPPRESS) or ctx.get(_SUPPRESS_PLAIN))
+        return None if (ctx.get(_SUPPRESS) or ctx.get(_SUPPRESS_PLAIN)) else ctx
 
 except ImportError:  # pragma: no cover - an API version without them: the public function
-    _suppressed = _suppressed_api
+    _unsuppressed = _unsuppressed_api
 
 
 def _passthrough() -> bool:
-    return not _telemetry.current().enabled or IN_TOOL.get() or _suppressed()
+    return not _telemetry.current().enabled or IN_TOOL.get() or _unsuppressed() is None
 
 
 def invoke(spec: ToolSpec, wrapped: Callable[..., Any], args: Sequence[Any], kwargs: Mapping[str, Any], *,
@@ -454,20 +467,26 @@ def invoke(spec: ToolSpec, wrapped: Callable[..., Any], args: Sequence[Any], kwa
     spans another instrumentation makes inside the call (an HTTP client's) keep the parent they have without
     citetrace. ``@traced_tool`` keeps True: the application asked for that span around its code."""
     tel = _telemetry.current()
-    if not tel.enabled or IN_TOOL.get() or _suppressed():
+    if not tel.enabled or IN_TOOL.get():
         return wrapped(*args, **kwargs)
-    return traced_call(tel, spec, wrapped, args, kwargs, current)
+    ctx = _unsuppressed()
+    if ctx is None:
+        return wrapped(*args, **kwargs)
+    return traced_call(tel, spec, wrapped, args, kwargs, current, ctx)
 
 
 def traced_call(tel: _telemetry.Telemetry, spec: ToolSpec, wrapped: Callable[..., Any], args: Sequence[Any],
-                kwargs: Mapping[str, Any], current: bool = True) -> Any:
+                kwargs: Mapping[str, Any], current: bool = True, ctx: Context | None = None) -> Any:
     """``invoke`` once the caller has checked that this call is traced (enabled, not nested, not suppressed):
-    ``@traced_tool``'s wrapper does that check itself, so a nested call passes through in one frame."""
-    replaying = _replay.current()
+    ``@traced_tool``'s wrapper does that check itself, so a nested call passes through in one frame. ``ctx``
+    is the current context the check read (None: read it again)."""
+    replaying = _replay.current(tel.settings)
     if replaying is not None:  # the recorded response instead of the call (still one span)
         wrapped = replaying.stand_in(spec, args, kwargs, wrapped, False)
-    call = _start(spec, args, kwargs, current, tel)
-    if call is None:
+    try:  # _start, inlined: one frame less on every traced call
+        call = _Call(spec, args, kwargs, current, tel, ctx)
+    except Exception as exc:  # noqa: BLE001
+        _telemetry.count_error("capture", exc)
         return wrapped(*args, **kwargs)
     token = IN_TOOL.set(True)
     try:
@@ -487,18 +506,22 @@ async def ainvoke(
 ) -> Any:
     """Async twin of ``invoke``."""
     tel = _telemetry.current()
-    if not tel.enabled or IN_TOOL.get() or _suppressed():
+    if not tel.enabled or IN_TOOL.get():
         return await wrapped(*args, **kwargs)
-    return await atraced_call(tel, spec, wrapped, args, kwargs, current)
+    ctx = _unsuppressed()
+    if ctx is None:
+        return await wrapped(*args, **kwargs)
+    return await atraced_call(tel, spec, wrapped, args, kwargs, current, ctx)
 
 
 async def atraced_call(tel: _telemetry.Telemetry, spec: ToolSpec, wrapped: Callable[..., Awaitable[Any]],
-                       args: Sequence[Any], kwargs: Mapping[str, Any], current: bool = True) -> Any:
+                       args: Sequence[Any], kwargs: Mapping[str, Any], current: bool = True,
+                       ctx: Context | None = None) -> Any:
     """Async twin of ``traced_call``."""
-    replaying = _replay.current()
+    replaying = _replay.current(tel.settings)
     if replaying is not None:
         wrapped = replaying.stand_in(spec, args, kwargs, wrapped, True)
-    call = _start(spec, args, kwargs, current, tel)
+    call = _start(spec, args, kwargs, current, tel, ctx)
     if call is None:
         return await wrapped(*args, **kwargs)
     token = IN_TOOL.set(True)

@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterable, TypeVar, overload
 from citetrace import names
 from citetrace import _telemetry
 from citetrace.capture._context import IN_TOOL
-from citetrace.capture._core import ToolSpec, _suppressed, atraced_call, traced_call
+from citetrace.capture._core import ToolSpec, _unsuppressed, atraced_call, traced_call
 from citetrace.capture._stream import async_generator_tool, iterate
 
 __all__ = ["traced_tool"]
@@ -53,9 +53,10 @@ def _wrap(target: Callable[..., Any], spec: ToolSpec) -> Callable[..., Any]:
         @functools.wraps(target)
         async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
             tel = current()
-            if not tel.enabled or IN_TOOL.get() or _suppressed():
+            ctx = _unsuppressed() if tel.enabled and not IN_TOOL.get() else None
+            if ctx is None:
                 return await target(*args, **kwargs)
-            return await atraced_call(tel, spec, target, args, kwargs)
+            return await atraced_call(tel, spec, target, args, kwargs, True, ctx)
 
         wrapper = async_wrapper
     else:
@@ -64,9 +65,10 @@ def _wrap(target: Callable[..., Any], spec: ToolSpec) -> Callable[..., Any]:
         def sync_wrapper(*args: Any, **kwargs: Any) -> Any:
             # invoke's checks, inlined: a nested (or disabled, or suppressed) call is this one frame
             tel = current()
-            if not tel.enabled or IN_TOOL.get() or _suppressed():
+            ctx = _unsuppressed() if tel.enabled and not IN_TOOL.get() else None
+            if ctx is None:
                 return target(*args, **kwargs)
-            return traced_call(tel, spec, target, args, kwargs)
+            return traced_call(tel, spec, target, args, kwargs, True, ctx)
 
         wrapper = sync_wrapper
     setattr(wrapper, "__citetrace_spec__", spec)

@@ -28,6 +28,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from citetrace import names
 from citetrace import _telemetry
+from citetrace.config import Settings
 from citetrace.capture._responses import args_key, decode
 
 __all__ = ["Replay", "ReplayMiss", "replay", "current", "MISS_POLICIES"]
@@ -137,11 +138,13 @@ _env: tuple[Any, Replay | None] | None = None  # (the settings it was read from,
 _lock = threading.Lock()
 
 
-def current() -> Replay | None:
-    """The replay in force: the innermost ``replay()`` block, else ``CITETRACE_REPLAY``'s, else None."""
+def current(settings: Settings | None = None) -> Replay | None:
+    """The replay in force: the innermost ``replay()`` block, else ``CITETRACE_REPLAY``'s, else None.
+    ``settings``: the current telemetry's, when the caller has them (a traced call reads them once)."""
     if _active:
         return _active[-1]
-    settings = _telemetry.current().settings
+    if settings is None:
+        settings = _telemetry.current().settings
     env = _env
     if env is not None and env[0] is settings:
         return env[1]
