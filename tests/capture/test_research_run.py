@@ -235,3 +235,39 @@ def test_model_citation_spans_are_bounded_redacted_and_stored_at_run_end() -> No
     assert len(stored) == MAX_CITED_SPANS and [c.seq for c in stored] == list(range(MAX_CITED_SPANS))
     assert "abcdefabcdef0123" not in stored[0].url + stored[0].text and stored[0].kind == "url_citation"
     assert stored[-1].url == f"https://s{MAX_CITED_SPANS - 2}.example/"
+
+
+def test_calls_read_while_calls_end_in_other_threads() -> None:
+    """Reading ``run.calls`` while tool calls end in other threads (the record is appended without a lock)
+    gives only finished records, numbered in order, and the final read has every call."""
+    import contextvars
+    import threading
+
+    with capture_spans():
+        with research_run("q", agent="race") as run:
+            stop = threading.Event()
+            seen: list[list[Any]] = []
+
+            def reader() -> None:
+                while not stop.is_set():
+                    seen.append(run.calls)
+
+            def worker() -> None:
+                for _ in range(200):
+                    search("q")
+
+            threads = [threading.Thread(target=contextvars.copy_context().run, args=(worker,)) for _ in range(4)]
+            watcher = threading.Thread(target=reader)
+            watcher.start()
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            stop.set()
+            watcher.join()
+            final = run.calls
+    assert seen, "the reader never ran"
+    for snapshot in seen:
+        assert [c.seq for c in snapshot] == list(range(len(snapshot)))
+        assert all(c.tool == "search" and c.status == "ok" for c in snapshot)
+    assert [c.seq for c in final] == list(range(800))

@@ -144,7 +144,7 @@ class _Call:
             attrs[names.GEN_AI_TOOL_CALL_ARGUMENTS] = redact_arguments(
                 args[1:] if spec.skip_self else args, dict(kwargs), _ARGUMENTS_CHARS
             )
-        parent = child_context(run) if run is not None else None
+        parent = child_context(run) if run is not None and run.deferred else None
         # ``ctx`` is the current context: handing it over spares the SDK its own reads of it
         self.span: Span = tel.tracer().start_span(
             spec.span_name, context=ctx if parent is None else parent, kind=_INTERNAL, attributes=attrs
@@ -496,7 +496,11 @@ def traced_call(tel: _telemetry.Telemetry, spec: ToolSpec, wrapped: Callable[...
         _fail(call, exc)
         raise
     IN_TOOL.reset(token)
-    _finish(call, result)
+    try:  # _finish, inlined
+        call.finish(result)
+    except Exception as exc:  # noqa: BLE001
+        _telemetry.count_error("capture", exc)
+        _end_quietly(call)
     return result
 
 
