@@ -177,11 +177,13 @@ class _Call:
         status = spec.classify(result) if spec.classify else None
         if status is not None and status not in names.TOOL_STATUSES:
             raise ValueError(f"classify= returned {status!r}; expected one of {names.TOOL_STATUSES}")
-        # a plain list of dicts (most search tools): one pass, and no HTTP status or error field to look for
-        fast = _extract.scan_dict_items(result) if spec.kind == names.TOOL_KIND_SEARCH else None
-        if status is None and fast is None:
+        # a list of plain dicts, bare or under a result key (most search tools): the items in one pass
+        fast = _extract.scan_results(result) if spec.kind == names.TOOL_KIND_SEARCH else None
+        # a list carries no HTTP status or error field (both readers say None for one): no need to look
+        listed = result.__class__ is list
+        if status is None and not listed:
             status = _extract.returned_failure(result)
-        http_status = _extract.http_status_of(result) if fast is None else None
+        http_status = _extract.http_status_of(result) if not listed else None
         if http_status is None:  # the library hid it (an error page as text, a sentence): the probe's
             http_status = observed_status()
         if http_status is not None:
@@ -198,8 +200,7 @@ class _Call:
                 count = len(urls)
                 size = fast[1] if fast is not None else _extract.text_size(result, _extract.locate_results(result))
             elif fast is not None:
-                urls, size = fast
-                count = len(result)
+                urls, size, count = fast
             else:
                 urls, count = _extract.extract_urls(result)
                 size = _extract.text_size(result, _extract.locate_results(result))

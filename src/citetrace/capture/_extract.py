@@ -18,6 +18,7 @@ __all__ = [
     "arg_value",
     "locate_results",
     "extract_urls",
+    "scan_results",
     "result_text",
     "text_size",
     "http_status_of",
@@ -147,6 +148,25 @@ def scan_dict_items(result: Any) -> tuple[list[str], int] | None:
             if value.__class__ is str or isinstance(value, str):
                 size += len(value)
     return urls, size
+
+
+def scan_results(result: Any) -> tuple[list[str], int, int] | None:
+    """(URLs in order, characters in the items' string fields, result count) for the shapes most search APIs
+    return: a list of plain dicts, or a plain dict holding one under a result key (Tavily's ``results``,
+    SerpAPI's ``organic_results``, Brave's ``web.results``...). One pass over the items, instead of
+    ``extract_urls`` and ``text_size`` reading them once each, item by item. None for any other shape, or
+    anything unusual inside (``scan_dict_items``): those two then decide, with the same results."""
+    items: Sequence[Any] | None
+    if result.__class__ is list:
+        items = result
+    elif result.__class__ is dict:
+        items = locate_results(result)
+        if items is None:
+            return None
+    else:
+        return None
+    found = scan_dict_items(items)
+    return None if found is None else (found[0], found[1], len(items))
 
 
 def extract_urls(result: Any) -> tuple[list[str], int | None]:
