@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "benchmarks"
@@ -20,11 +22,12 @@ import bench_store  # noqa: E402
 
 
 
-def _run(script: str, *args: str) -> str:
+def _run(script: str, *args: str, timeout: float = 240) -> str:
     env = dict(os.environ)
     env.pop("OTEL_SDK_DISABLED", None)
     proc = subprocess.run(
-        [sys.executable, str(BENCH / script), *args], capture_output=True, text=True, timeout=240, env=env, check=False
+        [sys.executable, str(BENCH / script), *args], capture_output=True, text=True, timeout=timeout, env=env,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc.stdout
@@ -225,3 +228,17 @@ def test_depth_prints_bare_and_wrapped_depths() -> None:
         bare, wrapped = rows[f"{shape}, bare"], rows[f"{shape}, @traced_tool"]
         assert bare[2] == "1.000" and int(bare[1]) > 100
         assert 0 < int(wrapped[1]) < int(bare[1]) and wrapped[3] == "1"
+
+
+def test_instructions_counts_a_pair_under_callgrind() -> None:
+    """bench_instructions counts the hand-written and the traced call of one row under callgrind and prints
+    both counts and their ratio (valgrind is one of scripts/setup's Debian packages)."""
+    # four interpreters under valgrind: about 40 s on an idle machine, minutes on a loaded one
+    (table,) = _tables(_run("bench_instructions.py", "--only", "same", "--calls", "20", timeout=900))
+    assert table[0] == ["search tool, 10 results", "hand-written instr/call", "@traced_tool instr/call",
+                        "x hand-written"]
+    (row,) = table[1:]
+    assert row[0] == "the same 10 results each call"
+    hand, traced = (int(cell.replace(",", "")) for cell in row[1:3])
+    assert hand > 10_000 and traced > 10_000  # a span costs far more than a bare call under any interpreter
+    assert float(row[3]) == pytest.approx(traced / hand, abs=0.001)
