@@ -137,7 +137,8 @@ def test_one_quantity_in_two_measures_is_no_rival() -> None:
     $31.5 million restates the $0.71 of its own clause: PARTIAL; another per-share figure still contradicts."""
     page = ("Net income was $31.5 million, or $0.71 per diluted share, compared with $44.0 million, or $0.97 per "
             "diluted share, a year earlier; the decline reflects a $9.0 million impairment charge.")
-    claim = "Ostrava Tools' diluted earnings fell to $0.71 a share from $0.97, reflecting a $9 million impairment charge."
+    claim = ("Ostrava Tools' diluted earnings fell to $0.71 a share from $0.97, reflecting a $9 million impairment "
+             "charge.")
     assert verdict(claim, page).label == PARTIAL
     v = verdict("Ostrava Tools' net income was $31.5 million, or $0.77 per diluted share.", page)
     assert v.label == CONTRADICTED, v
@@ -147,7 +148,8 @@ def test_a_count_that_refers_back_states_the_value() -> None:
     """"14 were later admitted from it" states the claim's 14 (its noun is the list named before): the 860
     applicants of that sentence are no rival, PARTIAL; the same numbers with their nouns swapped contradict."""
     page = "Another 860 applicants joined the waitlist at Corran College; 14 were later admitted from it, all in June."
-    assert verdict("All 14 applicants taken off Corran College's waitlist were admitted in June.", page).label == PARTIAL
+    claim = "All 14 applicants taken off Corran College's waitlist were admitted in June."
+    assert verdict(claim, page).label == PARTIAL
     v = verdict("About 900 homes were flooded and 150 businesses were evacuated in Corran.",
                 "About 900 businesses were evacuated and 150 homes flooded in Corran.")
     assert v.label == CONTRADICTED and rule_of(v) == "rival_stating", v

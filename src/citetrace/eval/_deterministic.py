@@ -17,7 +17,7 @@ other aligned claim is PARTIAL, with a flag saying what was and was not checked.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Callable, Sequence
 
 from citetrace.eval._align import anchor_words
@@ -26,11 +26,11 @@ from citetrace.eval._extractive import (
     direction_conflict, entity_conflict, extractive_support, from_to_swapped, local_direction_conflict, opposites,
 )
 from citetrace.eval._facts import (
-    Fact, as_version, bare_year, comparable, dates_compatible, extract_facts, facts_equal, measured, paren_comparison,
-    version_key,
+    Fact, as_version, bare_year, comparable, extract_facts, facts_equal, measured, version_key,
 )
 from citetrace.eval._passages import simple_sentences
 from citetrace.eval._polarity import polarity_conflict
+from citetrace.eval._rivals import Sentence, anaphoric, own_period_elsewhere, quote_in, strength, unexplained_rival
 from citetrace.eval._roles import role_word_conflict
 from citetrace.eval._slots import part_conflict, role_conflict, slot_conflict
 from citetrace.eval._types import ABSENT, CONTRADICTED, PARTIAL, SUPPORTED, Passage, Verdict
@@ -44,16 +44,10 @@ _ONCE_PLANNED = re.compile(r"\b(?:originally|initially|was due|were due|had been
                            r"postponed|pushed back|put back|moved)\b", re.I)
 _STRONG = 0.5
 """A rival value in the sentence the claim aligns with best contradicts only when that sentence shares at least
-half of the claim's content words (a value both state counting as one; det-6, ``_strength``): a sentence sharing two words of ten ("Larchmont", "applicants")
-says other numbers about other things, and is no evidence against the claim's; the checker abstains."""
+half of the claim's content words (a value both state counting as one; det-6, ``_rivals.strength``): a sentence
+sharing two words of ten ("Larchmont", "applicants") says other numbers about other things, and is no evidence
+against the claim's; the checker abstains."""
 _SMALL_ORDINALS = frozenset({1.0, 2.0, 3.0})  # "one of 3 reasons" style counts are too weak to check
-
-
-@dataclass
-class _Sentence:
-    text: str
-    overlap: int
-    facts: list[Fact]
 
 
 class DeterministicJudge:
@@ -70,10 +64,10 @@ class DeterministicJudge:
         """Passage sentences sharing ``min_shared`` content stems with the claim (one if it has three or fewer)."""
         return [s.text for s in self._aligned(claim, passages)]
 
-    def _aligned(self, claim: str, passages: Sequence[Passage]) -> list[_Sentence]:
+    def _aligned(self, claim: str, passages: Sequence[Passage]) -> list[Sentence]:
         anchors = anchor_words(claim)
         need = 1 if len(anchors) <= 3 else self.min_shared
-        out: list[_Sentence] = []
+        out: list[Sentence] = []
         seen: set[str] = set()
         for p in passages:
             for s, e in simple_sentences(p.text):
@@ -81,10 +75,10 @@ class DeterministicJudge:
                 shared = len(anchors & anchor_words(sentence))
                 if shared >= need and sentence not in seen:
                     seen.add(sentence)
-                    out.append(_Sentence(sentence, shared, extract_facts(sentence)))
+                    out.append(Sentence(sentence, shared, extract_facts(sentence)))
         return out
 
-    def _aligned_by_value(self, claim: str, passages: Sequence[Passage]) -> list[_Sentence]:
+    def _aligned_by_value(self, claim: str, passages: Sequence[Passage]) -> list[Sentence]:
         """When no sentence shares enough words: those sharing one content word AND a value of the claim
         (not a bare year, a name's number or a quotation), or two of its values ("slipped from 91.4 % to
         88.9 %"), or enough words once hyphenated words count by their parts ("second-warmest"): "301 hours
@@ -92,7 +86,7 @@ class DeterministicJudge:
         average"."""
         values = measured(extract_facts(claim))
         anchors = _split_anchors(claim)
-        out: list[_Sentence] = []
+        out: list[Sentence] = []
         for p in passages:
             for s, e in simple_sentences(p.text):
                 sentence = p.text[s:e]
@@ -100,7 +94,7 @@ class DeterministicJudge:
                 facts = extract_facts(sentence) if values or shared >= self.min_shared else []
                 stated = sum(1 for v in values if any(facts_equal(v, o) and comparable(v, o) for o in facts))
                 if shared >= self.min_shared or (shared and stated) or stated >= 2:
-                    out.append(_Sentence(sentence, shared, facts))
+                    out.append(Sentence(sentence, shared, facts))
         return out
 
     def judge(self, claim: str, passages: Sequence[Passage], context: str | None = None) -> Verdict:
@@ -151,25 +145,25 @@ class DeterministicJudge:
         missing: list[Fact] = []
         matched: list[Fact] = []
         rule = ""
-        strong = _strength(best, extract_facts(context) if context else claim_facts,
+        strong = strength(best, extract_facts(context) if context else claim_facts,
                            anchor_words(context or claim)) >= _STRONG
         for fact in claim_facts:
-            if any(_same_slot(fact, o, claim_facts, best) for o in best.facts) or _quote_in(fact, best.text) or (
+            if any(_same_slot(fact, o, claim_facts, best) for o in best.facts) or quote_in(fact, best.text) or (
                     _in_version_range(fact, best.text)):
                 matched.append(fact)
-            elif strong and _unexplained_rival(fact, best, explainers) and not _own_period_elsewhere(
-                    fact, claim_facts, best) and not any(facts_equal(fact, o) and _anaphoric(best.text, o)
+            elif strong and unexplained_rival(fact, best, explainers) and not own_period_elsewhere(
+                    fact, claim_facts, best) and not any(facts_equal(fact, o) and anaphoric(best.text, o)
                                                          for o in best.facts):
                 mismatched.append(fact)  # the sentence that states the claim's other facts says another value
                 rule = rule or "rival_stating"
             elif any(facts_equal(fact, o) for s in aligned for o in s.facts) or any(
-                    _quote_in(fact, s.text) for s in aligned):
+                    quote_in(fact, s.text) for s in aligned):
                 missing.append(fact)  # stated, but not in the same sentence as the rest of the claim
             elif not bare_year(fact) and any(facts_equal(fact, o) for o in everywhere):
                 missing.append(fact)  # on the page, not where the claim aligns (a bare year such as the page's
                 # own date is too common to count)
-            elif any(_unexplained_rival(fact, s, explainers, same_slot=True)
-                     and not _own_period_elsewhere(fact, claim_facts, s) for s in aligned):
+            elif any(unexplained_rival(fact, s, explainers, same_slot=True)
+                     and not own_period_elsewhere(fact, claim_facts, s) for s in aligned):
                 mismatched.append(fact)  # another sentence gives another value in the claim value's slot
                 rule = rule or "rival_elsewhere"
             else:
@@ -189,7 +183,7 @@ class DeterministicJudge:
         return Verdict(PARTIAL, self.name, best.text.strip(), "every number, date and quote matches in one "
                        "sentence; wording not verified", ("facts_match",))
 
-    def _word_conflict(self, claim: str, claim_facts: Sequence[Fact], stating: Sequence[_Sentence],
+    def _word_conflict(self, claim: str, claim_facts: Sequence[Fact], stating: Sequence[Sentence],
                        page: str) -> Verdict | None:
         """CONTRADICTED by a word rule (directions, from/to, names, roles, states), read only in the sentence
         that states the claim: a neighbouring sentence about another crop ("barley shrank") says nothing
@@ -206,7 +200,7 @@ class DeterministicJudge:
                     return Verdict(CONTRADICTED, self.name, s.text.strip(), conflict[1], (conflict[0], RULE + rule))
         return None
 
-    def _no_facts(self, claim: str, aligned: Sequence[_Sentence]) -> Verdict:
+    def _no_facts(self, claim: str, aligned: Sequence[Sentence]) -> Verdict:
         best = max(aligned, key=lambda s: s.overlap)
         if self.extractive_support:
             for s in aligned:
@@ -230,26 +224,6 @@ _WORD_RULES: tuple[tuple[str, Callable[[str, str, str], tuple[str, str] | None]]
 verdicts)."""
 
 
-def _strength(sentence: _Sentence, claim_facts: Sequence[Fact], anchors: set[str]) -> float:
-    """How strongly a sentence aligns with the claim: the content words both state, plus the values (not bare
-    years) both state, as a share of the claim's content words. A value both state counts as a shared word, as
-    for the word rules ("Quill 8.2.3 and 8.1.8" against "Quill 8.2.3 and 8.1.9" share a word and a value of
-    three words), but an unstated value costs nothing: the contradicted value is never stated."""
-    stated = sum(1 for c in claim_facts if not bare_year(c) and any(
-        facts_equal(c, o) and comparable(c, o) for o in sentence.facts))
-    return (sentence.overlap + stated) / max(1, len(anchors))
-
-
-_ANAPHORIC = re.compile(r"\s+(?:of\s+(?:which|whom|them|those|these)|were|was|are|is|have|had|has|did|do)\b", re.I)
-
-
-def _anaphoric(text: str, fact: Fact) -> bool:
-    """A count with no noun of its own ("41 were eventually admitted from it", "nine of which carried the tag")
-    refers back to a noun the sentence named before: the sentence states the claim's value, only its unit is
-    unread, so a rival of the claim's unit there is no evidence (det-6; "1,300 homes were" has its noun)."""
-    return fact.kind == "number" and bool(_ANAPHORIC.match(text, fact.end))
-
-
 def _split_anchors(text: str) -> set[str]:
     """Content stems, hyphenated words by their parts ("second-warmest" gives "second" and "warmest"; a
     "start-up" on both sides still counts once)."""
@@ -267,7 +241,7 @@ def _weight(fact: Fact) -> float:
     return 0.5 if bare_year(fact) or fact.kind == "label" else 1.0
 
 
-def _stating(aligned: Sequence[_Sentence], best: _Sentence, claim_facts: Sequence[Fact]) -> list[_Sentence]:
+def _stating(aligned: Sequence[Sentence], best: Sentence, claim_facts: Sequence[Fact]) -> list[Sentence]:
     """The sentences a word rule may read: the one stating the claim's values (``best``, when it states one
     of them that is more than a bare year or a model's number), else those sharing the most content words
     with the claim (and ``best`` too, when it states the claim's year: "The summer of 2025 was wetter"
@@ -312,7 +286,7 @@ def _in_version_range(fact: Fact, sentence: str) -> bool:
     return False
 
 
-def _same_slot(fact: Fact, other: Fact, claim_facts: Sequence[Fact], sentence: _Sentence) -> bool:
+def _same_slot(fact: Fact, other: Fact, claim_facts: Sequence[Fact], sentence: Sentence) -> bool:
     """``other`` states ``fact``'s value in the same role and unit: a page's point of comparison ("up from
     41 %") does not confirm a claim that gives it as the current value, unless the claim also names the
     period the comparison is about (a date of the claim stated right after it); 1,300 homes do not confirm
@@ -323,76 +297,3 @@ def _same_slot(fact: Fact, other: Fact, claim_facts: Sequence[Fact], sentence: _
         return fact.baseline == other.baseline  # "opened in 2024" is not "delayed from 2024"
     after = [f for f in sentence.facts if f.kind in ("date", "period") and 0 <= f.start - other.end <= 25]
     return any(facts_equal(c, d) for c in claim_facts if c.kind in ("date", "period") for d in after)
-
-
-def _unexplained_rival(fact: Fact, sentence: _Sentence, claim_facts: Sequence[Fact], same_slot: bool = False) -> bool:
-    """The sentence states a value of the same kind that no claim fact accounts for (a claim value of
-    another unit, or a less precise date, accounts for nothing: a claim's "2024" does not explain the
-    page's "12 June 2024"). With ``same_slot``, only a value sharing two slot words with the claim value
-    counts (for sentences other than the one the claim aligns with best)."""
-    if fact.kind == "quote":
-        return any(o.kind == "quote" and not any(facts_equal(c, o) or _quote_in(c, o.text) for c in claim_facts)
-                   for o in sentence.facts)
-    return any(comparable(fact, o) and not any(_explains(c, o) for c in claim_facts)
-               and not (fact.kind == "date" and dates_compatible(fact, o)) and not _baseline_date(o, sentence)
-               and not _before_until(fact, o, sentence.text)
-               and {fact.step, o.step} != {"change", "level"} and not (fact.step == "change" and o.baseline)
-               and (len(fact.context & o.context) >= 2 if same_slot else _version_rival(fact, o))
-               for o in sentence.facts)
-
-
-def _own_period_elsewhere(fact: Fact, claim_facts: Sequence[Fact], sentence: _Sentence) -> bool:
-    """The claim dates this value itself ("rising to 60,000 wafers a month in 2029", the date at most 25
-    characters after it) and the sentence states other dates, not that one: its value is for another period
-    ("40,000 wafers a month by the end of 2027"), so it is no rival; the page is silent on 2029."""
-    own = [d for d in claim_facts if d.kind in ("date", "period") and 0 <= d.start - fact.end <= 25]
-    dated = [o for o in sentence.facts if o.kind in ("date", "period")]
-    return bool(own and dated) and not any(facts_equal(d, o) for d in own for o in dated)
-
-
-def _baseline_date(date: Fact, sentence: _Sentence) -> bool:
-    """A date or period right after the sentence's point of comparison ("up from 68 % in 2023–24"), or
-    opening a comparison in parentheses ("(2023–24: 34 %)"), dates the comparison, not the value the
-    sentence is about: it is no rival of the claim's own period."""
-    return date.kind in ("date", "period") and (paren_comparison(sentence.text, date.start) or any(
-        f.baseline and 0 <= date.start - f.end <= 25 for f in sentence.facts))
-
-
-_UNTIL = re.compile(r"\b(?:until|till|through|up to)\s+(?:the\s+end\s+of\s+)?$", re.I)
-
-
-def _before_until(fact: Fact, other: Fact, text: str) -> bool:
-    """A year before the one something lasted "until" ("employed 40 people until 2024") is inside that
-    span: "still employed 40 people in 2023" is no rival of it (a claim's own "until 1 January 2025" is)."""
-    return fact.kind == other.kind == "date" and fact.value[0] is not None and other.value[0] is not None and (
-        fact.value[0] < other.value[0]) and "until" not in fact.context and bool(
-        _UNTIL.search(text[max(0, other.start - 25):other.start]))
-
-
-def _version_rival(fact: Fact, other: Fact) -> bool:
-    """A version is the rival of a claim's version only where it is not the page's point of comparison ("up
-    to 3x faster than in 4.8" says nothing against "in 5.0") and, when either has slot words, they share
-    one (a release page names several versions: "removed in 6.0" is the rival of "removed in 5.0")."""
-    if "version" not in (fact.kind, other.kind):
-        return True
-    if other.baseline:
-        return False
-    return bool(fact.context & other.context) or not (fact.context or other.context)
-
-
-def _explains(claim_fact: Fact, other: Fact) -> bool:
-    """A claim value accounts for a passage value: equal, comparable, and (for dates) at least as precise."""
-    if not facts_equal(claim_fact, other) or not comparable(claim_fact, other):
-        return False
-    if claim_fact.kind == "date":
-        return sum(v is not None for v in claim_fact.value[1:]) >= sum(v is not None for v in other.value[1:])
-    return True
-
-
-def _quote_in(fact: Fact, sentence: str) -> bool:
-    """A claim quotation appears verbatim (case and spacing aside) in the sentence, quoted there or not."""
-    if fact.kind != "quote":
-        return False
-    norm = " ".join(sentence.lower().replace("’", "'").replace("“", '"').replace("”", '"').split())
-    return str(fact.value) in norm
-

@@ -69,7 +69,8 @@ def slot_conflict(claim_facts: Sequence[Fact], sentence: str, sentence_facts: Se
 def _part_of(sentence: str, part: Fact, total: Fact) -> bool:
     """"120 of the 850 jobs at its Dene plant": the slot words after the total are the part's too, so the
     total is no rival in the part's slot (det-6)."""
-    return bool(re.fullmatch(r"\s+of\s+(?:the|its|their|his|her|our|all|all\s+the)?\s*", sentence[part.end:total.start]))
+    between = sentence[part.end:total.start]
+    return bool(re.fullmatch(r"\s+of\s+(?:the|its|their|his|her|our|all|all\s+the)?\s*", between))
 
 
 def role_conflict(unmatched: Sequence[Fact], claim_facts: Sequence[Fact],
