@@ -81,8 +81,24 @@ def _fetch_aiohttp(url: str) -> _Page:
     return asyncio.run(fetch_aiohttp(url))
 
 
+@traced_tool(kind="fetch")
+def fetch_text(url: str) -> str:
+    """The usual fetch: only the text (the final URL is seen by the HTTP clients' probes, auto-instrumented)."""
+    response = requests.get(url, timeout=5)
+    response.raise_for_status()
+    return response.text
+
+
+@traced_tool(kind="fetch")
+async def fetch_text_async(url: str) -> str:
+    """The async twin: httpx.AsyncClient following redirects, only the text returned."""
+    async with httpx.AsyncClient(follow_redirects=True, timeout=5) as client:
+        return (await client.get(url)).text
+
+
 FETCHES: dict[str, Callable[[str], Any]] = {
     "requests": fetch_requests, "httpx": fetch_httpx, "urllib": fetch_urllib, "aiohttp": _fetch_aiohttp,
+    "text": fetch_text, "text_async": lambda url: asyncio.run(fetch_text_async(url)),
 }
 
 

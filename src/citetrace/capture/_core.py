@@ -33,6 +33,7 @@ from citetrace.capture._status import observed_status
 __all__ = ["ToolSpec", "invoke", "ainvoke", "traced_call", "atraced_call", "in_tool_call"]
 
 _INTERNAL = SpanKind.INTERNAL
+_FETCH = names.TOOL_KIND_FETCH
 _ERROR_STATUSES = (names.STATUS_ERROR, names.STATUS_RATE_LIMITED)
 _ARGUMENTS_CHARS = 4096  # gen_ai.tool.call.arguments is cut here, after redaction
 
@@ -490,11 +491,13 @@ def traced_call(tel: _telemetry.Telemetry, spec: ToolSpec, wrapped: Callable[...
         _telemetry.count_error("capture", exc)
         return wrapped(*args, **kwargs)
     token = IN_TOOL.set(True)
+    scope = _redirects.open_scope() if spec.kind == _FETCH else None  # where its requests ended (redirects)
     try:
         result = wrapped(*args, **kwargs)
     except BaseException as exc:
         IN_TOOL.reset(token)
         _fail(call, exc)
+        _redirects.close_scope(scope)
         raise
     IN_TOOL.reset(token)
     try:  # _finish, inlined
@@ -502,6 +505,7 @@ def traced_call(tel: _telemetry.Telemetry, spec: ToolSpec, wrapped: Callable[...
     except Exception as exc:  # noqa: BLE001
         _telemetry.count_error("capture", exc)
         _end_quietly(call)
+    _redirects.close_scope(scope)
     return result
 
 
@@ -530,12 +534,15 @@ async def atraced_call(tel: _telemetry.Telemetry, spec: ToolSpec, wrapped: Calla
     if call is None:
         return await wrapped(*args, **kwargs)
     token = IN_TOOL.set(True)
+    scope = _redirects.open_scope() if spec.kind == _FETCH else None  # where its requests ended (redirects)
     try:
         result = await wrapped(*args, **kwargs)
     except BaseException as exc:
         IN_TOOL.reset(token)
         _fail(call, exc)
+        _redirects.close_scope(scope)
         raise
     IN_TOOL.reset(token)
     _finish(call, result)
+    _redirects.close_scope(scope)
     return result

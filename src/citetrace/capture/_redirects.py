@@ -22,16 +22,42 @@ from typing import Any, Callable, Sequence
 
 from citetrace._urls import url_key
 
-__all__ = ["RedirectSource", "redirect_of", "redirect_target", "set_redirect_source"]
+__all__ = ["RedirectSource", "close_scope", "open_scope", "redirect_of", "redirect_target", "set_redirect_source"]
 
 RedirectSource = Callable[[], Sequence[tuple[str, str]]]
 """() -> the (origin, final URL) redirects seen during the tool call running in this context."""
 _source: list[RedirectSource] = []
 
 
-def set_redirect_source(source: RedirectSource | None) -> None:
-    """Install (or with None remove) the one redirect source."""
+_scope: list[tuple[Callable[[], Any], Callable[[Any], None]]] = []
+
+
+def set_redirect_source(source: RedirectSource | None,
+                        scope: tuple[Callable[[], Any], Callable[[Any], None]] | None = None) -> None:
+    """Install (or with None remove) the one redirect source, and the (open, close) of the probes' scope that
+    ``@traced_tool`` fetches open around their call (the zero-code rows open their own)."""
     _source[:] = [source] if source is not None else []
+    _scope[:] = [scope] if source is not None and scope is not None else []
+
+
+def open_scope() -> Any:
+    """Open the probes' scope for a ``@traced_tool`` fetch, so a tool returning only ``response.text`` still
+    shows where its request ended; None without probes (no auto-instrumentation) or inside an open scope."""
+    if not _scope:
+        return None
+    try:
+        return _scope[0][0]()
+    except Exception:  # noqa: BLE001 - never cost the call
+        return None
+
+
+def close_scope(opened: Any) -> None:
+    """Close what ``open_scope`` opened (None: nothing)."""
+    if opened is not None and _scope:
+        try:
+            _scope[0][1](opened)
+        except Exception:  # noqa: BLE001
+            pass
 
 
 def _url_text(value: Any) -> str | None:

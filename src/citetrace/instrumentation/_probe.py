@@ -145,4 +145,4 @@ def status_recorder(status_of: Callable[[tuple[Any, ...], dict[str, Any], Any], 
 
 
 set_status_source(last_status)  # capture reads the probe's last status through this one seam
-set_redirect_source(redirects)  # and the redirects through this one
+set_redirect_source(redirects, (open_scope, close_scope))  # and the redirects through this one
