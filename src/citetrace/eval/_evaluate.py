@@ -24,7 +24,8 @@ from citetrace.eval._resolve import Resolver
 from citetrace.eval._types import UNFETCHED, Pair, Passage, Verdict
 from citetrace.store import AmbiguousRunId, Store
 
-__all__ = ["PairResult", "RunEvaluation", "evaluate_run", "evaluate_report", "EvalError", "OFFLINE_SUPPORT_NOTE"]
+__all__ = ["PairResult", "RunEvaluation", "evaluate_run", "evaluate_report", "EvalError", "OFFLINE_SUPPORT_NOTE",
+           "OFFLINE_CONTRADICTED_NOTE", "offline_notes"]
 
 OFFLINE_SUPPORT_NOTE = (
     "offline SUPPORTED comes only from the extractive rule (the claim's own words, in order, and every value in "
@@ -32,7 +33,24 @@ OFFLINE_SUPPORT_NOTE = (
     f"false-support rate is measured by 'citetrace judge-eval --set {'|'.join(LABEL_SETS)}' (docs/eval.md); "
     "configure an LLM judge for a support_rate that reads paraphrase."
 )
-"""Said by every output of an evaluation with the deterministic checker (text and JSON)."""
+"""Said by every output of an evaluation with the deterministic checker (text, JSON and the run page)."""
+
+OFFLINE_CONTRADICTED_NOTE = (
+    "offline CONTRADICTED is a flag for a person to check, not a finding: on a labelled set written after the "
+    "checker and never tuned on (held-out #4, det-6), 22 of its 32 CONTRADICTED verdicts were right, it flagged "
+    "9 of 80 claims the page supports in whole or part, and it caught 22 of 65 contradictions (docs/eval.md, "
+    "'det-6 on the fourth held-out set')."
+)
+"""Said beside :data:`OFFLINE_SUPPORT_NOTE`: the checker's contradictions, measured once on pages it never saw.
+The figures belong to the version they name; tests/eval/test_offline_notes.py fails when the checker's version
+moves on without a new measurement."""
+
+
+def offline_notes(judge: str) -> dict[str, str]:
+    """The notes an evaluation by ``judge`` carries, keyed by the rate they qualify (none for a model judge)."""
+    if judge != "deterministic":
+        return {}
+    return {"support_rate": OFFLINE_SUPPORT_NOTE, "contradicted_rate": OFFLINE_CONTRADICTED_NOTE}
 
 Progress = Callable[[int, int], None]
 
@@ -145,7 +163,7 @@ class RunEvaluation:
         return {
             "run_id": self.run_id, "agent": self.agent, "judge": self.judge, "judge_version": self.judge_version,
             "offline": self.offline,
-            "notes": {"support_rate": OFFLINE_SUPPORT_NOTE} if self.judge == "deterministic" else {},
+            "notes": offline_notes(self.judge),
             "rates": {name: r.as_dict() for name, r in self.rates.items()},
             "labels": self.label_counts(),
             "sentences": [{"index": s.index, "text": s.text, "start": s.start, "end": s.end, "block": s.block,

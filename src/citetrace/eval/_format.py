@@ -6,7 +6,7 @@ import sys
 from typing import Any, Sequence, TextIO
 
 from citetrace._urls import redact_url
-from citetrace.eval._evaluate import OFFLINE_SUPPORT_NOTE, RunEvaluation
+from citetrace.eval._evaluate import RunEvaluation, offline_notes
 from citetrace.eval._judge_eval import JudgeReport, wilson
 
 __all__ = ["ProgressBar", "format_evaluation", "format_judge_report", "table"]
@@ -63,9 +63,7 @@ def format_evaluation(ev: RunEvaluation) -> str:
         rows.append((p.pair.sentence.index, p.label or "uncited", ",".join(p.flags()) or "-", shown,
                      _short(p.pair.claim, 60)))
     pairs = table(("#", "label", "flags", "cited", "claim"), rows)
-    note = ""
-    if ev.judge == "deterministic":
-        note = f"\nnote: {OFFLINE_SUPPORT_NOTE}"
+    note = "".join(f"\nnote: {text}" for text in offline_notes(ev.judge).values())
     return f"{head}\n\n{rates}\n\ncitations by label: {labels}\n\n{pairs}{note}\n"
 
 
