@@ -64,7 +64,7 @@ class _Page:
 
 @traced_tool(kind="fetch")
 def fetch_urllib(url: str) -> _Page:
-    """A urllib fetch: its response's ``.url`` is the final URL, with no hops kept."""
+    """A urllib fetch: its response keeps no hops; the auto-instrumented urllib probe sees the redirect."""
     with urllib.request.urlopen(url, timeout=5) as response:  # noqa: S310 - a local server
         return _Page(response, response.read().decode())
 

@@ -5,11 +5,11 @@ which is the one a report cites. Capture counts that final URL as read too (its 
 named in ``citetrace.pages_returned``, which the summary and the Go connector count as fetched). Two sources
 say where a request ended:
 
-- the result itself, when the tool returns the response (or page) object: requests, httpx and aiohttp keep the
-  hops in ``.history`` (the first hop's URL is the origin) and the final URL in ``.url``; an object with a
-  ``.url`` and no ``.history`` (urllib's response) says where its text came from;
-- for a tool that returns only the text (trafilatura's ``fetch_url``, a library's ``response.text``), the HTTP
-  probes of the zero-code instrumentation record each redirect they see during the call (origin, final) and
+- the result itself, when the tool returns the response object: requests, httpx and aiohttp keep the hops in
+  ``.history`` (the first hop's URL is the origin) and the final URL in ``.url``;
+- for a tool that returns only the text (trafilatura's ``fetch_url``, a library's ``response.text``) or a
+  response that keeps no hops (urllib's), the HTTP probes of the zero-code instrumentation record each redirect
+  they see during the call (origin: the URL the client was asked for; final: the response's) and
   register a source here, as they do for the status (``_status``). Capture itself imports no instrumentation.
 
 Only a redirect whose origin is the call's own URL counts: a tool that fetched a page, then a redirected image
@@ -72,8 +72,8 @@ def _url_text(value: Any) -> str | None:
 
 def redirect_of(response: Any, requested: str | None = None) -> tuple[str, str] | None:
     """(origin, final URL) of a response that was redirected; None otherwise. ``.history`` (requests, httpx,
-    aiohttp) gives the origin; an object with a ``.url`` and no ``.history`` (urllib's response, trafilatura's,
-    a page object a tool returns) was asked for ``requested``.
+    aiohttp) gives the origin; for an object with a ``.url`` and no ``.history`` (urllib's, urllib3's,
+    trafilatura's response, read by the probes) the caller says what was ``requested``.
     Never raises: any surprise is "no redirect"."""
     if response is None or isinstance(response, (str, bytes, dict, list, tuple)):
         return None
@@ -86,7 +86,7 @@ def redirect_of(response: Any, requested: str | None = None) -> tuple[str, str] 
             if not history:
                 return None
             origin = _url_text(getattr(history[0], "url", None))
-        else:  # urllib's, urllib3's, trafilatura's responses, a page object: no hops kept, only the final URL
+        else:  # urllib's, urllib3's, trafilatura's responses: no hops kept, only the final URL
             origin = requested
         if origin is None or url_key(origin) == url_key(final):
             return None
@@ -98,7 +98,9 @@ def redirect_of(response: Any, requested: str | None = None) -> tuple[str, str] 
 def redirect_target(result: Any, requested: str) -> str | None:
     """The final URL ``requested`` was redirected to during this call: from the result, else from the probes'
     source. None when it was not redirected (or nothing says so)."""
-    pair = redirect_of(result, requested)
+    # the result's own hops only: a response without them may be a proxy's (a reader rule's ``url.full`` is the
+    # page, the request went to the reader), so its ``.url`` alone says nothing about a redirect
+    pair = redirect_of(result)
     pairs: Sequence[tuple[str, str]] = (pair,) if pair is not None else ()
     if not pairs and _source:
         try:
