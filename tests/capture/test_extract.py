@@ -22,14 +22,16 @@ class Text(str):
     """A str subclass (the general readers count it as text; the fast path must not guess)."""
 
 
-KEYS = ["url", "link", "href", "uri", "source", "sourceURL", "source_url", "metadata", "title", "snippet", "score"]
+KEYS = ["url", "link", "href", "uri", "source", "sourceURL", "source_url", "metadata", "_source", "title", "snippet",
+        "score"]
 values = st.none() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12) | st.sampled_from(
     ["", "https://a.example/1", "https://b.example/x?q=1"]) | st.builds(Text, st.text(max_size=5))
 items = st.dictionaries(st.sampled_from(KEYS), values | st.dictionaries(st.sampled_from(KEYS), values, max_size=3),
                         max_size=5)
 item_lists = st.lists(items | st.text(max_size=8), max_size=6)
 results = item_lists | st.dictionaries(
-    st.sampled_from(["results", "organic_results", "items", "web", "data", "error", "query"]),
+    st.sampled_from(["results", "organic_results", "items", "web", "data", "error", "query", "organic", "webPages",
+                     "value", "news", "sources", "hits"]),
     item_lists | st.dictionaries(st.just("results"), item_lists, max_size=1) | st.text(max_size=5), max_size=3)
 
 

@@ -31,9 +31,13 @@ __all__ = [
 
 QUERY_KWARGS = ("query", "q", "search_query", "question", "text", "keywords", "term")
 URL_KWARGS = ("url", "link", "href", "uri", "page_url")
-_RESULT_KEYS = ("results", "organic_results", "items", "news_results", "hits", "documents", "data", "web")
+_RESULT_KEYS = ("results", "organic_results", "items", "news_results", "hits", "documents", "data", "web",
+                "organic", "webPages", "value", "news", "sources")
+"""Where a search response keeps its items (the first key present wins): Tavily, SerpAPI, Brave (``web``),
+Elastic (``hits.hits``), raw Serper (``organic``, ``news``), Bing (``webPages.value``), Perplexity-like
+``sources``."""
 _URL_KEYS = ("url", "link", "href", "uri", "source", "sourceURL", "source_url")
-_TEXT_KEYS = ("content", "text", "markdown", "raw_content", "html", "body", "page_content", "rawHtml")
+_TEXT_KEYS = ("content", "text", "markdown", "raw_content", "html", "body", "page_content", "rawHtml", "text_content")
 _RATE_NAMES = ("ratelimit", "rate_limit", "usagelimit", "toomanyrequests", "quotaexceeded", "throttl")
 
 
@@ -43,11 +47,12 @@ def _is_map(value: Any) -> bool:
 
 
 def is_unknown_shape(result: Any) -> bool:
-    """True for a non-empty result whose shape we cannot read (not None, str, bytes, a container or a
-    mapping): a generator, an iterator, a custom object without ``url``/``results``."""
-    if result is None or isinstance(result, (str, bytes, list, tuple, set, frozenset)) or _is_map(result):
+    """True for a non-empty result whose shape we cannot read (not None, str, bytes or a container): a
+    generator, an iterator, a custom object without ``url``/``results``, and a non-empty mapping (the callers
+    ask only when no reader found results or text in it). Such a result is never called ``empty``."""
+    if result is None or isinstance(result, (str, bytes, list, tuple, set, frozenset)):
         return False
-    return True
+    return bool(result) if _is_map(result) else True
 
 
 def query_hash(query: str) -> str:
@@ -80,12 +85,16 @@ def locate_results(result: Any, depth: int = 0) -> Sequence[Any] | None:
         return result
     if depth > 3 or result is None or isinstance(result, (str, bytes)):
         return None
+    if isinstance(result, (set, frozenset)):  # a set of URLs: in a stable order
+        return sorted(result, key=str)
     if _is_map(result):
         for key in _RESULT_KEYS:
             if key in result:
                 found = locate_results(result[key], depth + 1)
                 if found is not None:
                     return found
+        if result and all(isinstance(key, str) and key.startswith(("http://", "https://")) for key in result):
+            return list(result.items())  # {url: title}: (url, title) pairs
         return None
     inner = getattr(result, "results", None)
     if inner is None:
@@ -98,12 +107,16 @@ def locate_results(result: Any, depth: int = 0) -> Sequence[Any] | None:
 def _item_url(item: Any) -> str | None:
     if isinstance(item, str):
         return item if item.startswith(("http://", "https://")) else None
+    if isinstance(item, (tuple, list)):  # (title, url) / (url, title) pairs: the first element that is a URL
+        return next((u for u in item if isinstance(u, str) and u.startswith(("http://", "https://"))), None)
     if _is_map(item):
         for key in _URL_KEYS:
             value = item.get(key)
             if isinstance(value, str) and value:
                 return value
         meta = item.get("metadata")
+        if meta is None:
+            meta = item.get("_source")  # an Elastic/OpenSearch hit: the document is under _source
         if _is_map(meta):
             return _item_url(meta)
         return None
@@ -115,6 +128,11 @@ def _item_url(item: Any) -> str | None:
     if _is_map(meta):
         return _item_url(meta)
     return None
+
+
+def _own_url(item: Mapping[str, Any]) -> bool:
+    """Whether a result item has a URL of its own (not only under ``metadata`` or ``_source``)."""
+    return any(isinstance(value, str) and value for value in map(item.get, _URL_KEYS))
 
 
 def scan_dict_items(result: Any) -> tuple[list[str], int] | None:
@@ -142,7 +160,7 @@ def scan_dict_items(result: Any) -> tuple[list[str], int] | None:
                     urls.append(value)
                     break
             else:
-                if "metadata" in item:
+                if "metadata" in item or "_source" in item:
                     return None
         for value in item.values():
             if value.__class__ is str or isinstance(value, str):
@@ -193,6 +211,8 @@ def _text_from(value: Any, depth: int = 0) -> str | None:
         return value.decode("utf-8", "replace")
     if depth > 2 or value is None:
         return None
+    if isinstance(value, (list, tuple)):
+        return _joined_text(value, depth)
     if _is_map(value):
         for key in _TEXT_KEYS:
             text = value.get(key)
@@ -222,6 +242,15 @@ def _text_from(value: Any, depth: int = 0) -> str | None:
     return None
 
 
+def _joined_text(values: Sequence[Any], depth: int) -> str | None:
+    """A fetch that returned a list: str chunks of one page (joined as they are), or documents (LangChain
+    ``Document`` s, dicts with text: joined by blank lines); ``(200, text)`` keeps its text. None if no text."""
+    if values and all(isinstance(v, str) for v in values):
+        return "".join(values)
+    parts = [t for t in (_text_from(v, depth + 1) for v in values if not isinstance(v, (int, float))) if t]
+    return "\n\n".join(parts) if parts else None
+
+
 def result_text(result: Any) -> str | None:
     """The text a fetch returned (str, bytes, dict with content/text/markdown, a loaded response, a document)."""
     return _text_from(result)
@@ -238,10 +267,15 @@ def text_size(result: Any, items: Sequence[Any] | None) -> int:
     for item in items:
         if isinstance(item, str):
             total += len(item)
+        elif isinstance(item, (tuple, list)):
+            total += sum(len(value) for value in item if isinstance(value, str))
         elif _is_map(item):
             for value in item.values():
                 if isinstance(value, str):
                     total += len(value)
+            source = item.get("_source")  # an Elastic hit, whose URL is in its document: the document's fields
+            if source is not None and _is_map(source) and not _own_url(item):
+                total += sum(len(value) for value in source.values() if isinstance(value, str))
         else:
             for key in ("title", "url", "text", "snippet", "content", "summary"):
                 value = getattr(item, key, None)
@@ -259,6 +293,8 @@ def _int_status(value: Any) -> int | None:
 def http_status_of(result: Any) -> int | None:
     """HTTP status from a response-like result (``status_code``/``status``, or ``metadata.status_code`` of a
     scraped document) or a dict field."""
+    if isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], (str, bytes)):
+        return _int_status(result[0])  # a (status, text) pair
     if isinstance(result, (str, bytes, list, tuple)) or result is None:
         return None
     if _is_map(result):
