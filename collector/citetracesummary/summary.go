@@ -80,6 +80,7 @@ func foldQuery(text string) string { return strings.Join(pyFields(folder.String(
 // accumulator is RunAccumulator.
 type accumulator struct {
 	searches, reads, emptySearches, failedReads, rateLimited int
+	retries                                                  int // searches of a query right after its attempt failed
 	slowestNs, firstStart, lastEnd                           int64
 	agent, runID                                             string
 	// The query keys and the URL keys (taken as each URL is added) are lists, appended to and made sets once, in
@@ -90,6 +91,7 @@ type accumulator struct {
 	results    keyList
 	fetched    keyList
 	pages      keyList // page texts that came with search results (also in fetched)
+	failedQ    keyList // query keys whose latest attempt failed (error, rate_limited): the next one is a retry
 	unreported bool
 }
 
@@ -104,7 +106,7 @@ const maxPooledKeys = 1024
 
 // release gives a finished accumulator back for reuse (nothing may hold it after finish).
 func (acc *accumulator) release() {
-	lists := [4]keyList{acc.queries, acc.results, acc.fetched, acc.pages}
+	lists := [5]keyList{acc.queries, acc.results, acc.fetched, acc.pages, acc.failedQ}
 	for i, l := range lists {
 		clear(l) // the keys go; the capacity stays
 		lists[i] = l[:0]
@@ -112,7 +114,7 @@ func (acc *accumulator) release() {
 			lists[i] = nil
 		}
 	}
-	*acc = accumulator{queries: lists[0], results: lists[1], fetched: lists[2], pages: lists[3]}
+	*acc = accumulator{queries: lists[0], results: lists[1], fetched: lists[2], pages: lists[3], failedQ: lists[4]}
 	accumulators.Put(acc)
 }
 
@@ -134,6 +136,25 @@ const (
 	queriesSize = 8
 	pagesSize   = 8
 )
+
+// attempt notes one search of qkey: right after a failed attempt of the same query it is a retry, not a repeat
+// (RunAccumulator._failed_queries). The list holds only the queries failing now: a few keys, scanned.
+func (acc *accumulator) attempt(qkey string, failed bool) {
+	l := acc.failedQ
+	for i, k := range l {
+		if k == qkey {
+			acc.retries++
+			if !failed {
+				l[i] = l[len(l)-1]
+				acc.failedQ = l[:len(l)-1]
+			}
+			return
+		}
+	}
+	if failed {
+		acc.failedQ.add(qkey, queriesSize)
+	}
+}
 
 // add counts one tool span (the caller checked citetrace.tool.kind).
 func (acc *accumulator) add(s *spanView) {
@@ -169,6 +190,7 @@ func (acc *accumulator) add(s *spanView) {
 		}
 		if has {
 			acc.queries.add(qkey, queriesSize) // a repeat is counted in finish: queries added less distinct queries
+			acc.attempt(qkey, status == names.StatusError || status == names.StatusRateLimited)
 		}
 		for i := range a.urlsReturned.len() {
 			acc.results.add(urlKey(a.urlsReturned.at(i)), resultsSize)
@@ -263,7 +285,7 @@ func (acc *accumulator) finish(traceID [16]byte, root *rootView, th *Thresholds,
 	resultKeys.build(acc.results)
 	fetchedKeys.build(acc.fetched)
 	pages.build(acc.pages)
-	repeatQueries := len(acc.queries) - queries.len()
+	repeatQueries := len(acc.queries) - queries.len() - acc.retries
 	uncited, unfetched := []string{}, []string{}
 	if !acc.unreported {
 		for _, c := range cited {

@@ -131,6 +131,24 @@ def too_many_searches() -> list[dict[str, Any]]:
     return one(t)
 
 
+@case("Retries are not repeats: a query searched again right after its attempt failed (rate_limited, error) is a "
+      "retry; again after an answer (ok or empty) it is a repeat.")
+def retried_queries() -> list[dict[str, Any]]:
+    t = Trace(90)
+    t.search("solar", [], status=names.STATUS_RATE_LIMITED)
+    t.search("Solar ", [A])  # retry of the 429: not a repeat
+    t.search("wind", [], status=names.STATUS_ERROR)
+    t.search("tides", [B])  # another query in between
+    t.search("wind", [B])  # still right after wind's own failed attempt: a retry
+    t.search("solar", [A])  # after solar's answer: a repeat
+    t.search("solar", [], status=names.STATUS_RATE_LIMITED)  # after an answer too: a repeat, although it failed
+    t.search("solar", [A])  # right after that failure: a retry
+    t.search("tides", [], status=names.STATUS_EMPTY)  # after an answer: a repeat
+    t.search("tides", [B])  # after an empty answer: a repeat (empty is an answer, not a failure)
+    t.root([A, B])
+    return one(t)
+
+
 @case("The agent raised: error.type on the root, or an ERROR status.")
 def agent_error() -> list[dict[str, Any]]:
     t1, t2 = Trace(7), Trace(8)

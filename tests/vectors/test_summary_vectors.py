@@ -22,7 +22,7 @@ REQUIRED = {
     "healthy_run", "failures", "uncited_and_unfetched", "secrets_in_urls", "canonical_forms", "too_many_searches",
     "agent_error", "multiple_roots", "foreign_root", "wrong_attribute_types", "huge_url_lists", "spans_per_trace",
     "sampling_decision", "batches_duplicates_late", "capacity_eviction", "held_bytes", "provider_search",
-    "label_caps", "edge_spans", "nested_runs", "ledger_iterations",
+    "label_caps", "edge_spans", "nested_runs", "ledger_iterations", "retried_queries",
 }
 
 

@@ -20,6 +20,7 @@ __all__ = ["summarize", "tool_status", "fold_query", "RunAccumulator"]
 
 _STATUSES = frozenset(names.TOOL_STATUSES)
 _KINDS = frozenset(names.TOOL_KINDS)
+_FAILED = frozenset((names.STATUS_ERROR, names.STATUS_RATE_LIMITED))  # a search attempt that got no answer
 
 
 def tool_status(attributes: Mapping[str, Any], status_error: bool) -> str:
@@ -49,7 +50,7 @@ class RunAccumulator:
     __slots__ = (
         "searches", "reads", "repeat_queries", "empty_searches", "failed_reads", "rate_limited",
         "slowest_ns", "first_start", "last_end", "agent", "run_id", "_queries", "_results", "_fetched",
-        "_unreported", "_pages",
+        "_unreported", "_pages", "_failed_queries",
     )
 
     def __init__(self) -> None:
@@ -65,6 +66,7 @@ class RunAccumulator:
         self.agent: str | None = None
         self.run_id: str | None = None
         self._queries: set[str] = set()
+        self._failed_queries: set[str] = set()  # query keys whose latest attempt failed: the next one is a retry
         self._results: set[str] = set()  # raw strings; keyed once, at finish
         self._fetched: set[str] = set()
         self._pages: set[str] = set()  # the page texts that came with search results (also in _fetched)
@@ -110,9 +112,14 @@ class RunAccumulator:
                 qkey = "text:" + fold_query(text) if isinstance(text, str) else None
             if qkey is not None:
                 if qkey in self._queries:
-                    self.repeat_queries += 1
+                    if qkey not in self._failed_queries:  # right after a failed attempt it is a retry
+                        self.repeat_queries += 1
                 else:
                     self._queries.add(qkey)
+                if status in _FAILED:
+                    self._failed_queries.add(qkey)
+                else:
+                    self._failed_queries.discard(qkey)
             urls = attributes.get(names.URLS_RETURNED)
             if isinstance(urls, tuple) and urls and isinstance(urls[0], str):
                 self._results.update(urls)  # SDK and OTLP attribute arrays are homogeneous: one check suffices
