@@ -181,6 +181,10 @@ func (a *assembler) addSpan(sp *inSpan, now float64, res *added) {
 				count++
 				charge += stringCost + runes(at.urlFull)
 			}
+			if at.hasURLFinal { // a redirected fetch's final URL: held in the fetched set too
+				count++
+				charge += stringCost + runes(at.urlFinal)
+			}
 			if at.queryHash != "" {
 				charge += stringCost + runes(at.queryHash)
 			} else if at.hasQueryText {

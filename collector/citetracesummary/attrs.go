@@ -20,7 +20,9 @@ const (
 // Python code does.
 type attrs struct {
 	kind, status, operation, agent, toolName, runID, queryHash, queryText, urlFull string
+	urlFinal                                                                       string // a redirect's final URL
 	hasRunID, hasQueryText, hasURLFull, hasURLsReturned, hasPages, hasErrorType    bool
+	hasURLFinal                                                                    bool
 	hasSourcesReported, sourcesReported, hasContentReturned, contentReturned       bool
 	urlsReturned, pagesReturned                                                    strList
 	citations                                                                      []string // copied: a root is held
@@ -88,6 +90,7 @@ var setters = map[string]func(a *attrs, v pcommon.Value){
 	names.QueryHash:          func(a *attrs, v pcommon.Value) { a.queryHash = v.Str() },
 	names.QueryText:          func(a *attrs, v pcommon.Value) { a.queryText, a.hasQueryText = v.Str(), true },
 	names.UrlFull:            func(a *attrs, v pcommon.Value) { a.urlFull, a.hasURLFull = v.Str(), true },
+	names.UrlFinal:           func(a *attrs, v pcommon.Value) { a.urlFinal, a.hasURLFinal = v.Str(), true },
 	names.UrlsReturned:       func(a *attrs, v pcommon.Value) { a.urlsReturned, a.hasURLsReturned = newStrList(v), true },
 	names.PagesReturned:      func(a *attrs, v pcommon.Value) { a.pagesReturned, a.hasPages = newStrList(v), true },
 	names.Citations:          func(a *attrs, v pcommon.Value) { a.citations = strs(v) },

@@ -92,6 +92,7 @@ type accumulator struct {
 	fetched    keyList
 	pages      keyList // page texts that came with search results (also in fetched)
 	failedQ    keyList // query keys whose latest attempt failed (error, rate_limited): the next one is a retry
+	redirects  keyList // (url.full key, final URL key) of each redirected fetch, flattened
 	unreported bool
 }
 
@@ -106,7 +107,7 @@ const maxPooledKeys = 1024
 
 // release gives a finished accumulator back for reuse (nothing may hold it after finish).
 func (acc *accumulator) release() {
-	lists := [5]keyList{acc.queries, acc.results, acc.fetched, acc.pages, acc.failedQ}
+	lists := [6]keyList{acc.queries, acc.results, acc.fetched, acc.pages, acc.failedQ, acc.redirects}
 	for i, l := range lists {
 		clear(l) // the keys go; the capacity stays
 		lists[i] = l[:0]
@@ -114,7 +115,8 @@ func (acc *accumulator) release() {
 			lists[i] = nil
 		}
 	}
-	*acc = accumulator{queries: lists[0], results: lists[1], fetched: lists[2], pages: lists[3], failedQ: lists[4]}
+	*acc = accumulator{queries: lists[0], results: lists[1], fetched: lists[2], pages: lists[3], failedQ: lists[4],
+		redirects: lists[5]}
 	accumulators.Put(acc)
 }
 
@@ -219,7 +221,14 @@ func (acc *accumulator) add(s *spanView) {
 		acc.failedReads++
 	}
 	if a.urlFull != "" {
-		acc.fetched.add(urlKey(a.urlFull), fetchedSize)
+		k := urlKey(a.urlFull)
+		acc.fetched.add(k, fetchedSize)
+		if a.urlFinal != "" { // a redirect: the final URL was read
+			final := urlKey(a.urlFinal)
+			acc.fetched.add(final, fetchedSize)
+			acc.redirects.add(k, 2)
+			acc.redirects.add(final, 2)
+		}
 	}
 	// a fetch of several URLs in one call: each URL fetched, as url.full is
 	for i := range a.pagesReturned.len() {
@@ -273,6 +282,18 @@ func newRootView(s *spanView) rootView {
 		agentError: s.statusError || s.attrs.hasErrorType, startNs: s.startNs, endNs: s.endNs}
 }
 
+// redirectOfResult: key is the final URL of a redirected fetch whose url.full a search returned (it stands for
+// that result: RunAccumulator.finish's retrieved).
+func (acc *accumulator) redirectOfResult(results *keySet, key string) bool {
+	r := acc.redirects
+	for i := 0; i+1 < len(r); i += 2 {
+		if r[i+1] == key && results.has(r[i]) {
+			return true
+		}
+	}
+	return false
+}
+
 // finish is RunAccumulator.finish(trace_id, root=root, citations=None, ...).
 func (acc *accumulator) finish(traceID [16]byte, root *rootView, th *Thresholds, defaultAgent string) Summary {
 	var citations []string
@@ -289,7 +310,7 @@ func (acc *accumulator) finish(traceID [16]byte, root *rootView, th *Thresholds,
 	uncited, unfetched := []string{}, []string{}
 	if !acc.unreported {
 		for _, c := range cited {
-			if !resultKeys.has(c.key) {
+			if !resultKeys.has(c.key) && !acc.redirectOfResult(&resultKeys, c.key) {
 				uncited = append(uncited, c.url)
 			}
 			if !fetchedKeys.has(c.key) {

@@ -100,7 +100,11 @@ PAGES_RETURNED: Final = "citetrace.pages_returned"
 """The result URLs (redacted) whose page text came with the search result (Tavily ``raw_content``, Exa
 contents, Jina): each is stored as a document of the run and counts as read for ``cited_not_fetched``. On a
 fetch of several URLs in one call (Tavily ``extract``, Exa ``get_contents``): every URL of the call, each its own
-document with its own status, fetched as a one-URL fetch's ``url.full`` is (not a page from search)."""
+document with its own status, fetched as a one-URL fetch's ``url.full`` is (not a page from search). On a fetch
+the server redirected: its final URL (``URL_FINAL``)."""
+URL_FINAL: Final = "citetrace.url.final"
+"""Fetch: the final URL (redacted) of a request the server redirected (``url.full`` -301-> this). It is read
+(also in ``citetrace.pages_returned``), and counts as returned by a search when ``url.full`` was."""
 URLS_RETURNED_TRUNCATED: Final = "citetrace.urls_returned.truncated"
 """True when ``citetrace.urls_returned`` was cut at the cap."""
 QUERY_HASH: Final = "citetrace.query.hash"

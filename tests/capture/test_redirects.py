@@ -102,11 +102,19 @@ FETCHES: dict[str, Callable[[str], Any]] = {
 }
 
 
+@traced_tool(kind="search")
+def search(query: str, base: str) -> list[dict[str, str]]:
+    """A search whose one result is the URL that moved."""
+    return [{"url": f"{base}/old", "title": "The page"}]
+
+
 @pytest.mark.parametrize("client", sorted(FETCHES))
 def test_a_cited_redirect_target_is_read(server: LocalServer, client: str) -> None:
-    """The report cites /new after the tool fetched /old: summary, store and gate all say it was read."""
+    """The report cites /new after a search returned /old and the tool fetched it: summary, store and gate all
+    say it was read, and it stands for the search result (not uncited)."""
     store = MemoryStore()
     with summarized_run(store) as run:
+        search("the page", server.base)
         FETCHES[client](f"{server.base}/old")
         run.record_answer(f"The page moved [1].\n\n[1] {server.base}/new\n")
     assert ("GET", "/new", b"") in server.requests  # the truth: the server served the final URL
@@ -115,8 +123,8 @@ def test_a_cited_redirect_target_is_read(server: LocalServer, client: str) -> No
     assert store.get(run.id, f"{server.base}/old") is not None  # the requested URL keeps its document
     record = store.get_run(run.id)
     assert record is not None and record.summary is not None
-    assert record.summary["cited_not_fetched"] == 0
-    assert names.REASON_CITED_NOT_FETCHED not in record.summary["failure_reasons"]
+    assert (record.summary["cited_not_fetched"], record.summary["uncited_from_retrieval"]) == (0, 0)
+    assert record.summary["failure_reasons"] == [] and record.summary["distinct_urls_seen"] == 1
     ev = evaluate_run(store, run.id, offline=True)
     assert ev.unfetched_urls == []
     assert gate(ev, rules=(names.GATE_UNFETCHED,)).failures == []
@@ -132,7 +140,8 @@ def test_the_span_names_the_final_url_as_read(server: LocalServer) -> None:
     redirected, plain = (dict(s.attributes or {}) for s in cap.tool_spans())
     assert redirected[names.URL_FULL] == f"{server.base}/old"
     assert list(redirected[names.PAGES_RETURNED]) == [f"{server.base}/new"]
-    assert names.PAGES_RETURNED not in plain
+    assert redirected[names.URL_FINAL] == f"{server.base}/new"
+    assert names.PAGES_RETURNED not in plain and names.URL_FINAL not in plain
 
 
 def test_a_redirect_of_another_url_in_the_call_is_not_the_calls_page(server: LocalServer) -> None:

@@ -149,6 +149,20 @@ def retried_queries() -> list[dict[str, Any]]:
     return one(t)
 
 
+@case("Redirected fetches (url.full -301-> citetrace.url.final): the final URL is read, and stands for a search "
+      "result when url.full was one (not one more URL seen); a redirect of a URL no search returned is still uncited.")
+def redirected_fetch() -> list[dict[str, Any]]:
+    t = Trace(91)
+    old, new = "https://a.example/old", "https://a.example/new"
+    t.search("q", [old])
+    t.fetch(old, attrs={names.URL_FINAL: new, names.PAGES_RETURNED: [new]})
+    t.fetch("https://x.example/moved", attrs={names.URL_FINAL: "https://x.example/here",
+                                              names.PAGES_RETURNED: ["https://x.example/here"]})
+    t.fetch(B, attrs={names.URL_FINAL: ""})  # an empty final URL is no redirect
+    t.root([new, "https://x.example/here", B])
+    return one(t)
+
+
 @case("The agent raised: error.type on the root, or an ERROR status.")
 def agent_error() -> list[dict[str, Any]]:
     t1, t2 = Trace(7), Trace(8)

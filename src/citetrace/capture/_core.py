@@ -347,6 +347,7 @@ class _Call:
         except Exception as exc:  # noqa: BLE001 - the store must never break the agent
             _telemetry.count_error("store_write", exc)
         attrs[names.PAGES_RETURNED] = [safe]
+        attrs[names.URL_FINAL] = safe
 
     def _store(self, text: str, status: str, http_status: int | None, ctype: str | None, attrs: dict[str, Any]) -> None:
         if self.url is None:

@@ -35,6 +35,7 @@ _KINDS = frozenset(names.TOOL_KINDS)
 _TOOL_KIND, _OPERATION, _INVOKE_AGENT = names.TOOL_KIND, names.GEN_AI_OPERATION_NAME, names.OP_INVOKE_AGENT
 _URLS_RETURNED, _URL_FULL, _CITATIONS = names.URLS_RETURNED, names.URL_FULL, names.CITATIONS
 _PAGES_RETURNED = names.PAGES_RETURNED
+_URL_FINAL = names.URL_FINAL
 _QUERY_HASH, _QUERY_TEXT, _RUN_ID = names.QUERY_HASH, names.QUERY_TEXT, names.RUN_ID
 _DROP_URLS, _DROP_ROOTS, _DROP_SPANS = names.DROP_URLS_PER_TRACE, names.DROP_ROOTS_PER_TRACE, names.DROP_SPANS_PER_TRACE
 
@@ -231,6 +232,10 @@ class Assembler:
                     if url is not None:
                         count += 1
                         charge += _STRING_COST + len(url)
+                    final = get(_URL_FINAL)
+                    if final is not None:  # a redirected fetch's final URL: held in the fetched set too
+                        count += 1
+                        charge += _STRING_COST + len(final)
                     query = get(_QUERY_HASH) or get(_QUERY_TEXT)
                     if query is not None:
                         charge += _STRING_COST + len(query)

@@ -39,6 +39,7 @@ ATTRIBUTE_TYPES: Final[Mapping[str, str]] = {
     names.QUERY_TEXT: STRING,
     names.URLS_RETURNED: STRINGS,
     names.URL_FULL: STRING,
+    names.URL_FINAL: STRING,
     names.CITATIONS: STRINGS,
     names.ERROR_TYPE: STRING,
     names.PAGES_RETURNED: STRINGS,

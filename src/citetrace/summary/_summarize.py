@@ -50,7 +50,7 @@ class RunAccumulator:
     __slots__ = (
         "searches", "reads", "repeat_queries", "empty_searches", "failed_reads", "rate_limited",
         "slowest_ns", "first_start", "last_end", "agent", "run_id", "_queries", "_results", "_fetched",
-        "_unreported", "_pages", "_failed_queries",
+        "_unreported", "_pages", "_failed_queries", "_redirects",
     )
 
     def __init__(self) -> None:
@@ -67,6 +67,7 @@ class RunAccumulator:
         self.run_id: str | None = None
         self._queries: set[str] = set()
         self._failed_queries: set[str] = set()  # query keys whose latest attempt failed: the next one is a retry
+        self._redirects: list[tuple[str, str]] = []  # (url.full, final URL) of each redirected fetch
         self._results: set[str] = set()  # raw strings; keyed once, at finish
         self._fetched: set[str] = set()
         self._pages: set[str] = set()  # the page texts that came with search results (also in _fetched)
@@ -139,6 +140,10 @@ class RunAccumulator:
             url = attributes.get(names.URL_FULL)
             if isinstance(url, str) and url:
                 self._fetched.add(url)
+                final = attributes.get(names.URL_FINAL)
+                if isinstance(final, str) and final:  # a redirect: the final URL was read
+                    self._fetched.add(final)
+                    self._redirects.append((url, final))
             pages = attributes.get(names.PAGES_RETURNED)
             if pages is not None:  # a fetch of several URLs in one call: each URL fetched, as url.full is
                 self._fetched.update(_strings(pages))
@@ -169,11 +174,13 @@ class RunAccumulator:
             cited.setdefault(url_key(url), url)
         result_keys = url_keys(self._results)
         fetched_keys = url_keys(self._fetched)
+        # a redirect target of a URL a search returned stands for that result (not one more URL seen)
+        retrieved = result_keys | {url_key(final) for url, final in self._redirects if url_key(url) in result_keys}
         if self._unreported:  # the provider never said what its search returned: nothing to check against
             uncited: tuple[str, ...] = ()
             unfetched: tuple[str, ...] = ()
         else:
-            uncited = tuple(url for key, url in cited.items() if key not in result_keys)
+            uncited = tuple(url for key, url in cited.items() if key not in retrieved)
             unfetched = tuple(url for key, url in cited.items() if key not in fetched_keys)
 
         agent_error = root is not None and (root.status_error or names.ERROR_TYPE in root_attrs)

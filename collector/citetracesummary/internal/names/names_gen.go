@@ -20,6 +20,9 @@ const (
 	// UrlFull: Fetch: the URL read, with credentials and secret-looking query parameters redacted.
 	UrlFull = "url.full"
 
+	// UrlFinal: Fetch: the final URL (redacted) of a request the server redirected (``url.full`` -301-> this). It is read
+	UrlFinal = "citetrace.url.final"
+
 	// SearchSourcesReported: False on a search whose result URLs the provider did not report (OpenAI without
 	SearchSourcesReported = "citetrace.search.sources_reported"
 
@@ -277,6 +280,7 @@ var (
 		{"citetrace.query.text", "string"},
 		{"citetrace.urls_returned", "array of strings"},
 		{"url.full", "string"},
+		{"citetrace.url.final", "string"},
 		{"citetrace.citations", "array of strings"},
 		{"error.type", "string"},
 		{"citetrace.pages_returned", "array of strings"},
