@@ -297,6 +297,10 @@ class _Call:
         span.end()
         self._record(status, elapsed, http_status, None if failed else 0, 0, error_type, [])
 
+    def _doc_run_id(self) -> str:
+        """The run the documents go under: the run's id, or (no run) the trace id, as the summary keys it."""
+        return self.run.id if self.run is not None else format(self.span.get_span_context().trace_id, "032x")
+
     def _store_pages(self, pages: Iterable[tuple[str, str]]) -> list[str]:
         """Store the page texts a search returned; return their redacted URLs (capped like result URLs)."""
         return [url for url, _status in self._store_documents((u, t, names.STATUS_OK, None) for u, t in pages)]
@@ -321,7 +325,7 @@ class _Call:
 
     def _store_documents(self, docs: Iterable[tuple[str, str, str, int | None]]) -> list[tuple[str, str]]:
         """Store (URL, text, status, HTTP status) documents, capped like result URLs; their (redacted URL, status)."""
-        run_id = self.run.id if self.run is not None else format(self.span.get_span_context().trace_id, "032x")
+        run_id = self._doc_run_id()
         stored: list[tuple[str, str]] = []
         for url, text, status, code in list(docs)[: self.tel.settings.max_urls]:
             safe = redact_url(url)
@@ -340,7 +344,7 @@ class _Call:
         if final is None:
             return
         safe = redact_url(final)
-        run_id = self.run.id if self.run is not None else format(self.span.get_span_context().trace_id, "032x")
+        run_id = self._doc_run_id()
         try:
             self.tel.run_store().put_document(run_id, safe, text, status=status, http_status=http_status,
                                               content_type=ctype)
@@ -352,7 +356,7 @@ class _Call:
     def _store(self, text: str, status: str, http_status: int | None, ctype: str | None, attrs: dict[str, Any]) -> None:
         if self.url is None:
             return
-        run_id = self.run.id if self.run is not None else format(self.span.get_span_context().trace_id, "032x")
+        run_id = self._doc_run_id()
         try:
             ref = self.tel.run_store().put_document(
                 run_id, self.url, text, status=status, http_status=http_status, content_type=ctype
