@@ -27,14 +27,11 @@ PAGE = "<html><body><p>" + "The new home of the page, with enough text to be a r
 @pytest.fixture
 def server() -> Iterator[LocalServer]:
     """``/old`` answers 301 to ``/new``; ``/new`` is the page; ``/plain`` is a page without a redirect."""
-    srv = LocalServer()
-    srv.redirects["/old"] = "/new"
-    srv.routes["/new"] = (200, PAGE, "text/html")
-    srv.routes["/plain"] = (200, PAGE, "text/html")
-    try:
+    with LocalServer() as srv:
+        srv.redirects["/old"] = "/new"
+        srv.routes["/new"] = (200, PAGE, "text/html")
+        srv.routes["/plain"] = (200, PAGE, "text/html")
         yield srv
-    finally:
-        srv.close()
 
 
 @traced_tool(kind="fetch")

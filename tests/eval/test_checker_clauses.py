@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from citetrace.eval import ABSENT, CONTRADICTED, DeterministicJudge, Passage
+from citetrace.eval import ABSENT, CONTRADICTED
 
-
-def judge(claim: str, page: str) -> str:
-    return DeterministicJudge().judge(claim, [Passage(page, 0, len(page))]).label
+from ._checker import judge
 
 
 TAX = "The council tax was unchanged at £1,840 for a Band D home."

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from citetrace.eval import ABSENT, CONTRADICTED, PARTIAL, SUPPORTED, DeterministicJudge, Passage
+from citetrace.eval import ABSENT, CONTRADICTED, PARTIAL, SUPPORTED
 from citetrace.eval._facts import extract_facts, facts_equal
 
-
-def judge(claim: str, page: str) -> str:
-    return DeterministicJudge().judge(claim, [Passage(page, 0, len(page))]).label
+from ._checker import judge
 
 
 def test_facts_are_matched_within_one_sentence() -> None:

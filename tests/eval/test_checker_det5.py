@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from citetrace.eval import CONTRADICTED, DeterministicJudge, Passage
+from citetrace.eval import CONTRADICTED
 from citetrace.eval._facts import extract_facts
 
-
-def judge(claim: str, page: str) -> str:
-    return DeterministicJudge().judge(claim, [Passage(page, 0, len(page))]).label
+from ._checker import judge
 
 
 def kinds(text: str) -> list[tuple[str, object]]:

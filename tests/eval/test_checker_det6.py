@@ -4,14 +4,12 @@ next to it, which must stay CONTRADICTED."""
 
 from __future__ import annotations
 
-from citetrace.eval import CONTRADICTED, PARTIAL, SUPPORTED, DeterministicJudge, Passage, Verdict
+from citetrace.eval import CONTRADICTED, PARTIAL, SUPPORTED, Verdict
 from citetrace.eval._audit import rule_audit
 from citetrace.eval._deterministic import RULE
 from citetrace.eval._judge_eval import LabelledPair
 
-
-def verdict(claim: str, page: str) -> Verdict:
-    return DeterministicJudge().judge(claim, [Passage(page, 0, len(page))])
+from ._checker import verdict
 
 
 def rule_of(v: Verdict) -> str | None:

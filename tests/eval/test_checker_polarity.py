@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from citetrace.eval import CONTRADICTED, DeterministicJudge, Passage
+from citetrace.eval import CONTRADICTED
 
-
-def judge(claim: str, page: str) -> str:
-    return DeterministicJudge().judge(claim, [Passage(page, 0, len(page))]).label
+from ._checker import judge
 
 
 VACCINES = "Neither vaccine has yet been approved by the regulator; both are in late-stage trials."

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from citetrace.eval import CONTRADICTED, DeterministicJudge, Passage
+from citetrace.eval import CONTRADICTED
 
-
-def judge(claim: str, page: str) -> str:
-    return DeterministicJudge().judge(claim, [Passage(page, 0, len(page))]).label
+from ._checker import judge
 
 
 ROUND = "The start-up's Series B was led by Harbour Capital, with participation from two existing investors."

@@ -5,12 +5,10 @@ from __future__ import annotations
 import pytest
 
 from citetrace.claims import split_claims
-from citetrace.eval import CONTRADICTED, DeterministicJudge, Passage
+from citetrace.eval import CONTRADICTED
 from citetrace.eval._facts import extract_facts
 
-
-def judge(claim: str, page: str) -> str:
-    return DeterministicJudge().judge(claim, [Passage(page, 0, len(page))]).label
+from ._checker import judge
 
 
 PRICES = "Pro costs $12 per seat per month when billed annually, or $15 month to month."

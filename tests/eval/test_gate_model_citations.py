@@ -37,12 +37,9 @@ def _message() -> dict[str, object]:
 @pytest.fixture
 def server() -> Iterator[LocalServer]:
     """An Anthropic Messages endpoint on 127.0.0.1."""
-    srv = LocalServer()
-    srv.routes["/v1/messages"] = (200, json.dumps(_message()), "application/json")
-    try:
+    with LocalServer() as srv:
+        srv.routes["/v1/messages"] = (200, json.dumps(_message()), "application/json")
         yield srv
-    finally:
-        srv.close()
 
 
 def test_model_citations_are_not_no_citations(server: LocalServer) -> None:

@@ -49,13 +49,10 @@ def _message() -> dict[str, object]:
 @pytest.fixture
 def server() -> Iterator[LocalServer]:
     """A page that is gone and an Anthropic Messages endpoint, on 127.0.0.1."""
-    srv = LocalServer()
-    srv.routes["/gone"] = (404, "<html>Not found</html>", "text/html")
-    srv.routes["/v1/messages"] = (200, json.dumps(_message()), "application/json")
-    try:
+    with LocalServer() as srv:
+        srv.routes["/gone"] = (404, "<html>Not found</html>", "text/html")
+        srv.routes["/v1/messages"] = (200, json.dumps(_message()), "application/json")
         yield srv
-    finally:
-        srv.close()
 
 
 def test_gate_names_failed_and_textless_reads_apart_from_unfetched(server: LocalServer) -> None:

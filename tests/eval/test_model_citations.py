@@ -40,12 +40,9 @@ OTHER = "https://wind.example/outlook"  # cited, returned by the search, never f
 @pytest.fixture
 def server() -> Iterator[LocalServer]:
     """A provider endpoint (routes set per test) and the cited page, on 127.0.0.1."""
-    srv = LocalServer()
-    srv.routes["/solar"] = (200, PAGE, "text/html")
-    try:
+    with LocalServer() as srv:
+        srv.routes["/solar"] = (200, PAGE, "text/html")
         yield srv
-    finally:
-        srv.close()
 
 
 @traced_tool(kind="fetch")

@@ -114,6 +114,12 @@ class LocalServer:
         self.httpd.shutdown()
         self.httpd.server_close()
 
+    def __enter__(self) -> "LocalServer":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
 
 class _Response:
     def __init__(self, status: int, content: bytes, url: str) -> None:

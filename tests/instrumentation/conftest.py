@@ -73,11 +73,8 @@ def cap() -> Iterator[Captured]:
 @pytest.fixture
 def server() -> Iterator[LocalServer]:
     """A real HTTP server on 127.0.0.1 that stops after the test."""
-    srv = LocalServer()
-    try:
+    with LocalServer() as srv:
         yield srv
-    finally:
-        srv.close()
 
 
 @contextmanager

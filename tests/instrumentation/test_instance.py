@@ -58,13 +58,10 @@ class Reader:
 @pytest.fixture
 def srv() -> Iterator[LocalServer]:
     """A real HTTP server holding a result list and a page."""
-    server = LocalServer()
-    server.routes["/search"] = (200, HITS, "application/json")
-    server.routes["/page"] = (200, PAGE, "text/plain")
-    try:
+    with LocalServer() as server:
+        server.routes["/search"] = (200, HITS, "application/json")
+        server.routes["/page"] = (200, PAGE, "text/plain")
         yield server
-    finally:
-        server.close()
 
 
 @pytest.fixture

@@ -75,13 +75,10 @@ def make_server(srv: LocalServer | None = None) -> MCPServer:
 @pytest.fixture
 def srv() -> Any:
     """A real HTTP server with one page."""
-    server = LocalServer()
-    server.routes["/mercury"] = (200, PAGE, "text/plain")
-    server.routes["/blank"] = (200, "", "text/plain")
-    try:
+    with LocalServer() as server:
+        server.routes["/mercury"] = (200, PAGE, "text/plain")
+        server.routes["/blank"] = (200, "", "text/plain")
         yield server
-    finally:
-        server.close()
 
 
 async def call(server: MCPServer, name: str, arguments: dict[str, Any]) -> Any:

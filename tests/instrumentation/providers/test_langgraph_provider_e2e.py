@@ -20,14 +20,11 @@ PAGE = "OpenTelemetry concepts. " * 20
 @pytest.fixture
 def api() -> Iterator[LocalServer]:
     """OpenAI's and Anthropic's APIs on 127.0.0.1, each citing one page its search returned and one it did not."""
-    srv = LocalServer()
-    srv.routes["/v1/responses"] = (200, json.dumps(openai_response(cited=(SOURCE_A, MADE_UP))), "application/json")
-    blocks = anthropic_blocks(fetch=(SOURCE_B, PAGE), cited=(SOURCE_A, MADE_UP))
-    srv.routes["/v1/messages"] = (200, json.dumps(anthropic_message(blocks)), "application/json")
-    try:
+    with LocalServer() as srv:
+        srv.routes["/v1/responses"] = (200, json.dumps(openai_response(cited=(SOURCE_A, MADE_UP))), "application/json")
+        blocks = anthropic_blocks(fetch=(SOURCE_B, PAGE), cited=(SOURCE_A, MADE_UP))
+        srv.routes["/v1/messages"] = (200, json.dumps(anthropic_message(blocks)), "application/json")
         yield srv
-    finally:
-        srv.close()
 
 
 @pytest.mark.parametrize(("provider", "reads"), [("openai", 0), ("anthropic", 1), ("anthropic-stream", 1)])
