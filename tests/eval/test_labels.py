@@ -103,13 +103,13 @@ def test_judge_eval_prints_the_targets_for_either_set(capsys: pytest.CaptureFixt
     assert "CONTRADICTED recall:" in out and "Wilson 95 %" in out and "labelled pairs" in out
 
 
-HELDOUT_SETS = ["heldout", "heldout2", "heldout3", "heldout4"]
+HELDOUT_SETS = ["heldout", "heldout2", "heldout3", "heldout4", "heldout5"]
 """The whole-page held-out sets, in the order they were made (each must be new against all before it)."""
 
-QUEUE_SEEDS = {"heldout3": 20261204, "heldout4": 20261205}
+QUEUE_SEEDS = {"heldout3": 20261204, "heldout4": 20261205, "heldout5": 20261206}
 """The sets whose second pass is done by an independent labeller on a seeded queue, with the queue's seed."""
 
-SECOND_PASS_PENDING: set[str] = set()
+SECOND_PASS_PENDING = {"heldout5"}
 """Sets whose queued second pass has not been written yet (their relabel file is still empty)."""
 
 

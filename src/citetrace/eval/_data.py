@@ -5,7 +5,7 @@ from __future__ import annotations
 from importlib import resources
 
 __all__ = ["labels_path", "hard_labels_path", "heldout_labels_path", "heldout2_labels_path", "heldout3_labels_path",
-           "heldout4_labels_path", "LABEL_SETS"]
+           "heldout4_labels_path", "heldout5_labels_path", "LABEL_SETS"]
 
 
 def labels_path() -> str:
@@ -41,7 +41,13 @@ def heldout4_labels_path() -> str:
     return str(resources.files("citetrace.eval").joinpath("data").joinpath("heldout4.jsonl"))
 
 
+def heldout5_labels_path() -> str:
+    """Filesystem path of ``citetrace/eval/data/heldout5.jsonl`` (whole pages, written blind, frozen before the
+    checker revision under way was measured on it)."""
+    return str(resources.files("citetrace.eval").joinpath("data").joinpath("heldout5.jsonl"))
+
+
 LABEL_SETS = {"shipped": labels_path, "hard": hard_labels_path, "heldout": heldout_labels_path,
               "heldout2": heldout2_labels_path, "heldout3": heldout3_labels_path,
-              "heldout4": heldout4_labels_path}
+              "heldout4": heldout4_labels_path, "heldout5": heldout5_labels_path}
 """``citetrace judge-eval --set NAME``: the labelled sets that ship with citetrace."""

@@ -16,7 +16,7 @@ from typing import Callable
 from citetrace.eval._types import ABSENT, CONTRADICTED, PARTIAL, SUPPORTED
 
 __all__ = ["build_labels", "read_claims", "build_hard_labels", "build_heldout_labels", "build_heldout2_labels",
-           "build_heldout3_labels", "build_heldout4_labels"]
+           "build_heldout3_labels", "build_heldout4_labels", "build_heldout5_labels"]
 
 _CODES = {"S": SUPPORTED, "P": PARTIAL, "C": CONTRADICTED, "A": ABSENT}
 
@@ -150,3 +150,15 @@ def build_heldout4_labels() -> str:
     again), with its second labelling pass (``heldout4_relabel.tsv``, by an independent labeller on the ids of
     ``heldout4_relabel_todo.tsv``) and adjudication (``heldout4_adjudicated.tsv``)."""
     return _build_pages("heldout4.tsv", "v", "heldout4_relabel.tsv", "heldout4_adjudicated.tsv")
+
+
+HELDOUT5_SHA256 = "c4470819307a06baeba9436d4ac5fee739d97ae5f834aac147762cf38202e4c5"
+"""Digest of ``data/heldout5.tsv`` as committed, written blind while the checker was being revised: the fifth
+held-out set, measured once, by the lead, after it landed."""
+
+
+def build_heldout5_labels() -> str:
+    """The JSON Lines text of the fifth held-out set, from ``data/heldout5.tsv`` (whole pages, other genres
+    again), with its second labelling pass (``heldout5_relabel.tsv``, by an independent labeller on the ids of
+    ``heldout5_relabel_todo.tsv``) and adjudication (``heldout5_adjudicated.tsv``)."""
+    return _build_pages("heldout5.tsv", "w", "heldout5_relabel.tsv", "heldout5_adjudicated.tsv")
