@@ -153,7 +153,7 @@ def build_heldout4_labels() -> str:
 
 
 HELDOUT5_SHA256 = "c4470819307a06baeba9436d4ac5fee739d97ae5f834aac147762cf38202e4c5"
-"""Digest of ``data/heldout5.tsv`` as committed, written blind while the checker was being revised: the fifth
+"""Digest of ``data/heldout5.tsv`` as committed (c1084cd), written blind while the checker was being revised: the fifth
 held-out set, measured once, by the lead, after it landed."""
 
 
