@@ -151,6 +151,40 @@ def test_search_model_chat_completion(instrumented: Any, cap: Captured, server: 
     assert span[names.SEARCH_SOURCES_REPORTED] is False and run.citations == [SOURCE_A]
 
 
+_PLAIN_COMPLETION = {"id": "c2", "object": "chat.completion", "created": 1, "model": "gpt-5", "choices": [
+    {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Plain answer."}}]}
+
+
+@pytest.mark.parametrize("absent", [openai.omit, openai.NOT_GIVEN], ids=["omit", "NOT_GIVEN"])
+def test_an_omitted_web_search_options_is_no_search(instrumented: Any, cap: Captured, server: LocalServer,
+                                                    absent: Any) -> None:
+    """``web_search_options=omit`` is how a caller says "not given" (PydanticAI's ``OpenAIChatModel`` passes it
+    on every request): no provider search span. Before, ``omit is not None`` made every chat completion a
+    search, and a PydanticAI run with eleven model turns failed on ``too_many_searches``."""
+    _serve(server, _PLAIN_COMPLETION, "/v1/chat/completions")
+    with research_run("q"):
+        out = _client(server).chat.completions.create(model="gpt-5", web_search_options=absent,
+                                                      messages=[{"role": "user", "content": "q"}])
+    assert out.choices[0].message.content == "Plain answer."
+    assert provider_spans(cap) == []
+    assert summary_of(cap).searches == 0
+
+
+def test_pydantic_ai_openai_chat_model_turns_are_not_searches(instrumented: Any, cap: Captured,
+                                                               server: LocalServer) -> None:
+    """A PydanticAI agent on the real ``OpenAIChatModel`` (the model scripted at its HTTP transport): its model
+    calls are not provider searches."""
+    from pydantic_ai import Agent
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    _serve(server, _PLAIN_COMPLETION, "/v1/chat/completions")
+    model = OpenAIChatModel("gpt-5", provider=OpenAIProvider(base_url=server.base + "/v1", api_key="sk-test"))
+    with research_run("q"):
+        assert Agent(model).run_sync("q").output == "Plain answer."
+    assert provider_spans(cap) == [] and summary_of(cap).searches == 0
+
+
 def test_uninstrumented_client_records_nothing(cap: Captured, server: LocalServer) -> None:
     """Without the instrumentor the same call makes no span (the wrapper is really what records)."""
     _serve(server, openai_response())

@@ -153,10 +153,27 @@ def record(reading: Reading) -> None:
             run.add_cited_spans(reading.spans)
 
 
+_NOT_GIVEN = frozenset({"NotGiven", "Omit"})
+"""Class names of the SDKs' "argument not given" sentinels (``openai.NOT_GIVEN``/``omit``, anthropic's twins)."""
+
+
+def given(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The call's keyword arguments without the ones passed as an SDK's "not given" sentinel.
+
+    Callers pass ``web_search_options=omit`` (PydanticAI's ``OpenAIChatModel`` does on every request) to mean
+    "absent"; a reader asking ``kwargs.get(name) is not None`` would take it for a value, and did: every chat
+    completion became a provider search. Readers get only the arguments really given.
+    """
+    if not any(type(v).__name__ in _NOT_GIVEN for v in kwargs.values()):
+        return kwargs
+    return {k: v for k, v in kwargs.items() if type(v).__name__ not in _NOT_GIVEN}
+
+
 def read_safely(read: Callable[[Any, dict[str, Any]], Reading | None], result: Any, kwargs: dict[str, Any]) -> None:
-    """``read(result, kwargs)`` recorded; a shape it cannot read is counted as a capture error, never raised."""
+    """``read(result, kwargs)`` recorded; a shape it cannot read is counted as a capture error, never raised.
+    ``kwargs`` reach the reader without SDK "not given" sentinels (``given``)."""
     try:
-        reading = read(result, kwargs)
+        reading = read(result, given(kwargs))
         if reading is not None:
             record(reading)
     except Exception as exc:  # noqa: BLE001 - a response shape we misread must never reach the caller
