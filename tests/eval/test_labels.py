@@ -109,7 +109,7 @@ HELDOUT_SETS = ["heldout", "heldout2", "heldout3", "heldout4", "heldout5"]
 QUEUE_SEEDS = {"heldout3": 20261204, "heldout4": 20261205, "heldout5": 20261206}
 """The sets whose second pass is done by an independent labeller on a seeded queue, with the queue's seed."""
 
-SECOND_PASS_PENDING = {"heldout5"}
+SECOND_PASS_PENDING: set[str] = set()
 """Sets whose queued second pass has not been written yet (their relabel file is still empty)."""
 
 
