@@ -157,3 +157,62 @@ def test_a_redirect_of_another_url_in_the_call_is_not_the_calls_page(server: Loc
     assert store.get(run.id, f"{server.base}/new") is None
     record = store.get_run(run.id)
     assert record is not None and record.summary is not None and record.summary["cited_not_fetched"] == 1
+
+
+@pytest.mark.parametrize("client", ["requests", "text"])
+def test_a_cited_redirect_target_of_a_search_result_is_not_fabricated_anywhere(server: LocalServer,
+                                                                               client: str) -> None:
+    """Eval, the gate, the stored call and the run page agree with the summary: citing /new after a search
+    returned /old (fetched, redirected) is a citation of a search result. Before, the summary said so while
+    ``citetrace eval`` flagged /new ``not_returned_by_search`` and the run page drew it as fabricated."""
+    from citetrace.view import build_run_view
+
+    store = MemoryStore()
+    with summarized_run(store) as run:
+        search("the page", server.base)
+        FETCHES[client](f"{server.base}/old")
+        run.record_answer(f"The page moved [1].\n\n[1] {server.base}/new\n")
+    (fetch,) = [c for c in store.calls(run.id) if c.kind == names.TOOL_KIND_FETCH]
+    assert (fetch.url, fetch.url_final) == (f"{server.base}/old", f"{server.base}/new")
+    ev = evaluate_run(store, run.id, offline=True)
+    assert [p.returned_by_search for p in ev.pairs] == [True]
+    assert gate(ev).failures == []
+    record = store.get_run(run.id)
+    assert record is not None
+    (cited,) = build_run_view(store, record).citations
+    assert (cited.fabricated, cited.unfetched, cited.fetch_status, cited.read_with_search) == (False, False, "ok", False)
+
+
+def test_a_redirect_of_a_url_no_search_returned_stays_uncited_in_eval(server: LocalServer) -> None:
+    """The redirect target stands for its origin only: /old was never a search result, so /new is not one
+    either (eval and the run page, as the summary's vector ``redirected_fetch``)."""
+    from citetrace.view import build_run_view
+
+    store = MemoryStore()
+    with summarized_run(store) as run:
+        fetch_requests(f"{server.base}/old")
+        run.record_answer(f"The page moved [1].\n\n[1] {server.base}/new\n")
+    ev = evaluate_run(store, run.id, offline=True)
+    assert [p.returned_by_search for p in ev.pairs] == [False]
+    record = store.get_run(run.id)
+    assert record is not None and record.summary is not None and record.summary["uncited_from_retrieval"] == 1
+    (cited,) = build_run_view(store, record).citations
+    assert (cited.fabricated, cited.unfetched) == (True, False)
+
+
+def test_show_and_the_run_page_name_the_final_url(server: LocalServer) -> None:
+    """``citetrace show`` prints a redirected read as ``/old -> /new``, and the run page names where it went."""
+    from citetrace.store._cli import _detail
+    from citetrace.view import build_run_view, render_run_page
+
+    store = MemoryStore()
+    with summarized_run(store) as run:
+        fetch_requests(f"{server.base}/old")
+        fetch_requests(f"{server.base}/plain")
+    moved, plain = store.calls(run.id)
+    assert _detail(moved).startswith(f"{server.base}/old -> {server.base}/new  ")
+    assert " -> " not in _detail(plain)
+    record = store.get_run(run.id)
+    assert record is not None
+    page = render_run_page(build_run_view(store, record))
+    assert page.count("redirected to") == 1 and f"{server.base}/new" in page

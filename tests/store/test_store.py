@@ -79,6 +79,28 @@ def test_runs_calls_and_summaries(store: Store) -> None:
     assert calls[0].urls_returned == ("https://x",)
 
 
+def test_a_redirected_reads_final_url_roundtrips(store: Store) -> None:
+    """``url_final`` (a redirected fetch's final URL) is kept by every backend; a call without one reads as None."""
+    store.put_calls([
+        ToolCallRecord("r-moved", 0, "fetch", "fetch", "ok", 1.0, 2.0, 200, "https://x/old", url_final="https://x/new"),
+        ToolCallRecord("r-moved", 1, "fetch", "fetch", "ok", 1.5, 2.0, 200, "https://x/plain"),
+    ])
+    assert [c.url_final for c in store.calls("r-moved")] == ["https://x/new", None]
+
+
+def test_a_call_field_from_a_newer_citetrace_is_ignored(tmp_path: Path) -> None:
+    """A stored call carrying a field this version does not know still reads (the field left out), as the
+    schema's rule is that a file written by a newer citetrace stays readable by an older one."""
+    path = tmp_path / "s.db"
+    store = SQLiteStore(path)
+    store.put_calls([ToolCallRecord("r-new", 0, "search", "search", "ok", 1.0, 2.0)])
+    with sqlite3.connect(path) as conn:
+        (data,) = conn.execute("SELECT data FROM calls").fetchone()
+        conn.execute("UPDATE calls SET data = ?", (data[:-1] + ', "from_the_future": 1}',))
+    assert [c.tool for c in store.calls("r-new")] == ["search"]
+    store.close()
+
+
 def test_model_citations_roundtrip(store: Store) -> None:
     """A run's model citations come back in provider order, per run, replaced by seq, on every backend (and
     through the agent's buffered store)."""

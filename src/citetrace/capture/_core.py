@@ -260,7 +260,7 @@ class _Call:
                 span.set_status(Status(StatusCode.ERROR, f"tool returned {status}"))
         span.end()
         self._record(status, elapsed, http_status, count, attrs.get(names.RESULT_SIZE), None,
-                     attrs.get(names.URLS_RETURNED, ()))
+                     attrs.get(names.URLS_RETURNED, ()), attrs.get(names.URL_FINAL))
 
     def fail(self, exc: BaseException) -> None:
         elapsed = time.perf_counter() - self.t0 if self.run is not None else 0.0
@@ -379,6 +379,7 @@ class _Call:
         size: Any,
         error_type: str | None,
         urls: Sequence[str],
+        url_final: str | None = None,
     ) -> None:
         run = self.run
         if run is None:
@@ -400,6 +401,7 @@ class _Call:
                 error_type,
                 tuple(urls),
                 redact_text(self.query) if (settings.capture_content and self.query) else None,
+                url_final,
             )
         )
 

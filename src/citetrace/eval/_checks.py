@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from citetrace import names
 from citetrace._urls import url_key as _key
 from citetrace.eval._dates import page_date
-from citetrace.store import Document, Store, ToolCallRecord
+from citetrace.store import Document, Store, ToolCallRecord, searched_keys
 
 __all__ = ["RunIndex", "page_date", "phrased_as_current", "is_stale"]
 
@@ -40,11 +40,13 @@ class RunIndex:
         for key in list(index.failed):
             if key in index.documents:
                 del index.failed[key]
-        for call in store.calls(run_id):
-            if call.kind == names.TOOL_KIND_SEARCH:
-                index.searched.update(_key(u) for u in call.urls_returned)
-            elif call.kind == names.TOOL_KIND_FETCH and call.url:
+        calls = store.calls(run_id)
+        index.searched = searched_keys(calls)  # search results, and redirect targets standing for them
+        for call in calls:
+            if call.kind == names.TOOL_KIND_FETCH and call.url:
                 index.reads[_key(call.url)] = call
+                if call.url_final:  # a redirected read read its final URL too
+                    index.reads[_key(call.url_final)] = call
         return index
 
     def fetched(self, url: str) -> Document | None:
@@ -69,7 +71,8 @@ class RunIndex:
         return f"{status}, HTTP {code}" if code else status
 
     def returned_by_search(self, url: str) -> bool:
-        """True when some search of the run listed ``url`` among its results."""
+        """True when some search of the run listed ``url`` among its results (or ``url`` is where the fetch of
+        such a result was redirected: ``searched_keys``)."""
         return _key(url) in self.searched
 
 

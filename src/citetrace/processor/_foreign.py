@@ -78,6 +78,7 @@ def call_records(run_id: str, calls: Sequence[tuple[Mapping[str, Any], int, int]
             error_type=_opt_str(attrs.get(names.ERROR_TYPE)),
             urls_returned=tuple(u for u in urls if isinstance(u, str)) if isinstance(urls, (tuple, list)) else (),
             query_text=_opt_str(attrs.get(names.QUERY_TEXT)),
+            url_final=_opt_str(attrs.get(names.URL_FINAL)),
         ))
     return out
 

@@ -18,7 +18,7 @@ from citetrace.store._buffered import BufferedStore, WriteStats
 from citetrace.store._memory import MemoryStore
 from citetrace.store._model import (
     AmbiguousRunId, Document, LedgerEntry, LedgerRow, ModelCitation, RunRecord, Store, StoreBusy, StoreError,
-    ToolCallRecord, ToolResponse, content_hash, make_ref, parse_ref,
+    ToolCallRecord, ToolResponse, content_hash, make_ref, parse_ref, searched_keys,
 )
 from citetrace.store._spool import spool_dir_for
 from citetrace.store._sqlite import SQLiteStore
@@ -48,6 +48,7 @@ __all__ = [
     "agent_store",
     "content_hash",
     "default_store",
+    "searched_keys",
     "make_ref",
     "open_existing_store",
     "open_store",

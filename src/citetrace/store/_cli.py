@@ -56,7 +56,8 @@ def _bar(offset_ms: float, duration_ms: float, total_ms: float, width: int = 24)
 def _detail(call: ToolCallRecord) -> str:
     if call.kind == "fetch":
         size = f"{call.result_size} chars" if call.result_size is not None else ""
-        return f"{redact_url(call.url) if call.url else '?'}  {size}".strip()
+        moved = f" -> {redact_url(call.url_final)}" if call.url_final else ""  # a redirected read
+        return f"{redact_url(call.url) if call.url else '?'}{moved}  {size}".strip()
     query = (redact_text(call.query_text) if call.query_text else None) or (f"query#{call.query_hash}" if call.query_hash else "")
     n = call.result_count
     count = "" if n is None else f"{n} result" + ("" if n == 1 else "s")

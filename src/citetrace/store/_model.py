@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol, Sequence, runtime_checkable
+from typing import Any, Iterable, Protocol, Sequence, runtime_checkable
+
+from citetrace import names
+from citetrace._urls import url_key
 
 __all__ = [
     "AmbiguousRunId", "Document", "LedgerEntry", "LedgerRow", "RunRecord", "StoreBusy", "StoreError", "ToolCallRecord",
     "ToolResponse", "ModelCitation",
-    "Store", "content_hash", "make_ref", "parse_ref", "summary_run",
+    "Store", "content_hash", "make_ref", "parse_ref", "searched_keys", "summary_run",
 ]
 
 
@@ -96,6 +99,22 @@ class ToolCallRecord:
     error_type: str | None = None
     urls_returned: Sequence[str] = ()
     query_text: str | None = None
+    url_final: str | None = None
+    """A fetch the server redirected: the final URL (redacted), as the span's ``citetrace.url.final``."""
+
+
+def searched_keys(calls: Iterable[ToolCallRecord]) -> set[str]:
+    """URL keys a search of these calls returned, plus the final URL of each fetch redirected from one.
+
+    The same rule as the summary's ``uncited_from_retrieval`` (a redirect target stands for the search result
+    it came from; the redirect of a URL no search returned stands for nothing), so eval, the gate and the run
+    page agree with it.
+    """
+    calls = list(calls)
+    keys = {url_key(u) for c in calls if c.kind == names.TOOL_KIND_SEARCH for u in c.urls_returned}
+    keys.update(url_key(c.url_final) for c in calls
+                if c.kind == names.TOOL_KIND_FETCH and c.url and c.url_final and url_key(c.url) in keys)
+    return keys
 
 
 @dataclass(frozen=True)

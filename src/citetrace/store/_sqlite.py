@@ -349,6 +349,7 @@ class SQLiteStore:
 
 
 _CALL_FIELDS = tuple(f.name for f in fields(ToolCallRecord))
+_CALL_FIELD_SET = frozenset(_CALL_FIELDS)
 
 
 def _call_to_json(call: ToolCallRecord) -> dict[str, Any]:
@@ -356,12 +357,15 @@ def _call_to_json(call: ToolCallRecord) -> dict[str, Any]:
     # which cost ~25 µs per call (a tenth of a traced fetch with its store write)
     data = {name: getattr(call, name) for name in _CALL_FIELDS}
     data["urls_returned"] = list(call.urls_returned)
+    if data["url_final"] is None:  # only redirected fetches carry it: other records read as before
+        del data["url_final"]
     return data
 
 
 def _call_from_json(data: dict[str, Any]) -> ToolCallRecord:
     data["urls_returned"] = tuple(data.get("urls_returned") or ())
-    return ToolCallRecord(**data)
+    # a field a newer citetrace added is left out rather than failing the whole run's read
+    return ToolCallRecord(**{k: v for k, v in data.items() if k in _CALL_FIELD_SET})
 
 
 _SQLITE_BUSY, _SQLITE_LOCKED = 5, 6  # SQLite's primary result codes (extended codes keep them in the low byte)

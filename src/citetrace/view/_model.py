@@ -13,7 +13,7 @@ from typing import Any, Mapping, Sequence
 from citetrace import names
 from citetrace._redact import redact_report
 from citetrace.capture import cited_urls
-from citetrace.store import Document, RunRecord, Store, ToolCallRecord
+from citetrace.store import Document, RunRecord, Store, ToolCallRecord, searched_keys
 from citetrace.summary import url_key
 
 __all__ = [
@@ -213,13 +213,14 @@ def _judged(evaluation: Mapping[str, Any] | None, store: Store, run_id: str) -> 
 
 def _citations(run: RunRecord, calls: Sequence[ToolCallRecord], judged: Mapping[str, list[JudgedPair]],
                documents: Sequence[Document] = ()) -> list[CitationView]:
-    returned = {url_key(u) for c in calls if c.kind == names.TOOL_KIND_SEARCH for u in c.urls_returned}
+    returned = searched_keys(calls)
     fetched: dict[str, ToolCallRecord] = {}
     for c in calls:
         if c.kind == names.TOOL_KIND_FETCH and c.url:
-            prev = fetched.get(url_key(c.url))
-            if prev is None or prev.status != names.STATUS_OK:
-                fetched[url_key(c.url)] = c
+            for key in {url_key(u) for u in (c.url, c.url_final) if u}:  # a redirected read read its final URL
+                prev = fetched.get(key)
+                if prev is None or prev.status != names.STATUS_OK:
+                    fetched[key] = c
     stored = {url_key(d.url) for d in documents if d.status == names.STATUS_OK and d.text.strip()}
     out = []
     for url in cited_urls(run.answer or ""):
