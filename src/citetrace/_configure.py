@@ -73,7 +73,10 @@ def configure(
     with _lock:
         previous = current()
         if previous.configured:
-            _log.warning("citetrace: configure() called again; shutting down the previous configuration")
+            if previous.implicit:  # the start-up hook's: the application's own call takes over, as expected
+                _log.debug("citetrace: configure() replaces the start-up hook's configuration")
+            else:
+                _log.warning("citetrace: configure() called again; shutting down the previous configuration")
             previous.shutdown()
         if resolved.sdk_disabled:
             return _installed(Telemetry(resolved, configured=True))

@@ -125,6 +125,9 @@ class Telemetry:
     owns_provider: bool = False
     span_source: TracerProvider | None = None
     configured: bool = False
+    implicit: bool = False
+    """Made by the start-up hook (or ``opentelemetry-instrument``), not by the application: the application's
+    own ``configure()`` replaces it without a warning."""
     hooks: Hooks = field(default_factory=Hooks)
     enabled: bool = field(init=False)
     _tracer: Tracer | None = field(default=None, init=False, repr=False)

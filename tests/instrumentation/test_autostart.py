@@ -235,3 +235,40 @@ def test_startup_failure_never_stops_the_agent(tmp_path: Path, web: LocalServer)
     proc = _run([sys.executable, "agent.py", web.base], tmp_path, env)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "plain done"
+
+
+QUICKSTART_AGENT = """
+import citetrace
+from citetrace import research_run, traced_tool
+
+citetrace.configure()  # the quick start's line, in an agent also run with CITETRACE_AUTO_INSTRUMENT=true
+
+
+@traced_tool(kind="fetch")
+def read_page(url: str) -> str:
+    return "A page with enough text to be a read. " * 10
+
+
+with research_run(question="q", agent="both-ways") as run:
+    read_page("https://example.org/a")
+    run.record_answer("A claim [1].\\n\\n[1] https://example.org/a")
+citetrace.configure()  # a second explicit call is still worth the warning
+print(run.id, flush=True)
+"""
+
+
+def test_configure_after_the_hook_replaces_it_quietly(tmp_path: Path) -> None:
+    """The quick start's ``configure()`` in an agent run with the start-up hook on takes over the hook's
+    configuration without a warning (the user called it once), and the run is recorded; a second explicit
+    ``configure()`` still warns. Before, every such agent printed "configure() called again; shutting down
+    the previous configuration" at start."""
+    (tmp_path / "agent.py").write_text(QUICKSTART_AGENT)
+    store_path = tmp_path / "store.db"
+    env = _env(CITETRACE_AUTO_INSTRUMENT="true", OTEL_TRACES_EXPORTER="none", CITETRACE_METRICS="off",
+               CITETRACE_STORE=f"sqlite:///{store_path}")
+    proc = _run([sys.executable, "agent.py"], tmp_path, env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.count("configure() called again") == 1, proc.stderr
+    run = open_store(f"sqlite:///{store_path}").get_run(proc.stdout.strip())
+    assert run is not None and run.agent == "both-ways" and run.summary is not None
+    assert run.summary["reads"] == 1

@@ -50,7 +50,9 @@ def _configure_once() -> None:
     from citetrace._telemetry import current
 
     if not current().configured:
-        atexit.register(configure(set_global=False).shutdown)
+        telemetry = configure(set_global=False)
+        telemetry.implicit = True  # the application's own configure() may replace it, quietly
+        atexit.register(telemetry.shutdown)
 
 
 def post_instrument() -> None:
