@@ -187,11 +187,18 @@ _NEGATION_REACH = 3
 _MULTIPLIERS = frozenset({"double", "triple", "treble"})
 
 
+_VALUE_BOUND = re.compile(r"\b(?:(?:more|less|fewer)\s+than|up\s+to)\s+(?=[\d$€£]|(?:two|three|four|five|six|seven|"
+                          r"eight|nine|ten|twice|half|a\s+(?:third|quarter|fifth|tenth))\b)")
+"""A bound right before a value ("save more than £59", "up to 40 %") states no direction (det-7; the value
+rule's ``_BOUND_WORDS`` since det-6): "more" there is not a rise against the page's "£59 lower"."""
+
+
 def said(text: str) -> tuple[set[str], set[str]]:
     """(stems stated, stems negated): a word is negated when a negation comes at most three words before it
     ("did not fall", "never rose"); a negation elsewhere ("left 140,000 homes without power") negates
-    nothing the direction rule reads. "Little changed" and "held steady" read as "unchanged"."""
-    words = _tokens(_LITTLE_CHANGED.sub("unchanged", text.lower()))
+    nothing the direction rule reads. "Little changed" and "held steady" read as "unchanged"; a bound before a
+    value ("more than £59") is no direction."""
+    words = _tokens(_VALUE_BOUND.sub(" ", _LITTLE_CHANGED.sub("unchanged", text.lower())))
     stated: set[str] = set()
     negated: set[str] = set()
     for i, w in enumerate(words):

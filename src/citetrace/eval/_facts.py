@@ -58,6 +58,8 @@ _UNIT_WORDS = re.compile(r"(?:\s*|-)([A-Za-z][A-Za-z\-]*(?:['’]s)?)(?:\s+([A-Z
                          r"(?:\s+([A-Za-z][A-Za-z\-]*(?:['’]s)?))?(?:\s+([A-Za-z][A-Za-z\-]*))?")
 _UNIT_SKIP = STOP | frozenset("more fewer less new additional extra permanent full-time total average just only some "
                               "around".split())
+_UNIT_END = frozenset("during across among amid between through until within since after before while".split())
+"""A preposition ends a value's unit words: "44,500 during 2024" counts nothing named "during" (det-7)."""
 _BASELINE_BEFORE = re.compile(r"(?:\bfrom|compared\s+(?:with|to)|\bagainst|\bthan|\bversus|\bvs\.?)\s+"
                               r"(?:(?:about|around|just|only|the|a|an|in|on|for|with)\s+|(?:[\w-]+\s+)?[\w-]+['’]s\s+)*$",
                               re.I)  # "than last year's 1.31 kg" compares with last year's value too
@@ -69,6 +71,7 @@ _CHANGE_GAP = re.compile(r"\b(?:higher|lower|more|less|greater|smaller|bigger|la
 earlier"), not the value a year earlier ("against 272 a year earlier")."""
 
 
+_TO_COUNT = re.compile(r"\s*(?:to|or|–|-)\s*\d[\d,.]*(?![\d,.]*\s*(?:%|per\s*cent|percent))")
 _ATTRIBUTIVE = re.compile(r"-([A-Za-z]+)((?:\s+[A-Za-z]+){1,2})")
 _OF_COUNT = re.compile(r"\s+of\s+(?:(?:its|the|their|his|her|our|all)\s+)?(?=\d)")
 
@@ -78,12 +81,16 @@ def _unit_after(text: str, end: int) -> str:
     trees" gives "age coffe"), joined by spaces; "" when none follow. An attributive measure ("a 90-day
     target", "the 14-inch screen") is one unit word, measure and noun together ("day-target"): it is
     compared only with the same measure of the same thing, never with "57 days later". A count out of a
-    total ("112 of its 530 buses") has the total's unit."""
+    total ("112 of its 530 buses") has the total's unit, and so does the first number of "from 4 to 6
+    classrooms" or "4 or 5 days" (det-7: read unitless, it was comparable with any count, "two schools" too)."""
     attributive = _ATTRIBUTIVE.match(text, end)
     nouns = [w for w in (attributive.group(2).split() if attributive else ()) if w.lower() not in _UNIT_SKIP
              and len(w) > 2]
     if attributive and nouns:
         return f"{stem(attributive.group(1))}-{stem(nouns[0])}"
+    to_count = _TO_COUNT.match(text, end)  # "from 4 to 6 classrooms": 4 counts classrooms too (det-7)
+    if to_count:
+        return _unit_after(text, to_count.end())
     of_count = _OF_COUNT.match(text, end)
     if of_count:
         total = re.match(r"[\d,.]+", text[of_count.end():])
@@ -91,7 +98,9 @@ def _unit_after(text: str, end: int) -> str:
     m = _UNIT_WORDS.match(text, end)
     if not m:
         return ""
-    words = [w.lower() for w in m.groups() if w and w.lower() not in _UNIT_SKIP and not w.endswith(("'s", "’s"))]
+    groups = [w.lower() for w in m.groups() if w]
+    ends = [i for i, w in enumerate(groups) if w in _UNIT_END]
+    words = [w for w in groups[:ends[0] if ends else None] if w not in _UNIT_SKIP and not w.endswith(("'s", "’s"))]
     return " ".join(stem(w) for w in words[:2])  # "of the bridge's bolts": the possessor is not the unit
 
 
@@ -134,6 +143,11 @@ def paren_comparison(text: str, start: int) -> bool:
 
 
 _BOUND_THAN = re.compile(r"\b(?:more|fewer|less)\s+than\s+$", re.I)
+_QUALIFIED_TAIL = re.compile(r"\b(?:about|around|roughly|approximately|nearly|almost|some|just|under|over|below|"
+                             r"above|barely|only|close\s+to|an\s+estimated)\s+$", re.I)
+"""A qualifier between a comparison word and its value ("versus roughly 6 %", "compared with under 1 %"): the
+value is still the point of comparison (det-7; before, the qualifier hid the comparison word, so a claim's
+"versus roughly 6 %" read as a current value and the page's "compared with 6.2 %" as another role)."""
 
 
 def _is_baseline(text: str, start: int, end: int) -> bool:
@@ -141,7 +155,10 @@ def _is_baseline(text: str, start: int, end: int) -> bool:
     wolves") is no comparison (det-6)."""
     if _BOUND_THAN.search(text[max(0, start - 15):start]):
         return False
-    if _BASELINE_BEFORE.search(text[max(0, start - 30):start]) or paren_comparison(text, start):
+    head = text[max(0, start - 60):start]
+    qualified = _QUALIFIED_TAIL.search(head)  # "versus roughly 6 %", "compared with under 1 %" (det-7)
+    if _BASELINE_BEFORE.search((head[:qualified.start()] if qualified else head)[-30:]) or paren_comparison(
+            text, start):
         return True
     after = _BASELINE_AFTER.match(text[end:end + 45])
     return bool(after and not _CHANGE_GAP.search(after.group(1)))
@@ -187,13 +204,20 @@ def restated(text: str, a: Fact, b: Fact) -> bool:
 
 def _paired_baselines(text: str, facts: list[Fact]) -> list[Fact]:
     """A value joined by ", or" to a point of comparison restates it in another measure ("compared with $61.3
-    million, or $1.38 per share"): it is a point of comparison too (det-6), never the current value."""
+    million, or $1.38 per share"): it is a point of comparison too (det-6), never the current value; so is the
+    next value of a comparison's list ("compared with 174 calls and 398,000 passengers", det-7)."""
     out = list(facts)
     for i in range(1, len(out)):
         prev, cur = out[i - 1], out[i]
-        if prev.baseline and not cur.baseline and cur.kind == prev.kind and restated(text, prev, cur):
+        if prev.baseline and not cur.baseline and cur.kind == prev.kind and (
+                restated(text, prev, cur) or _COMPARED_AND.fullmatch(text[prev.end:cur.start])):
             out[i] = replace(cur, baseline=True)
     return out
+
+
+_COMPARED_AND = re.compile(r"(?:\s+[a-z][a-z-]*){1,3}\s+and\s+")
+"""Between two values of one comparison, "compared with 174 calls and 398,000 passengers": the second is a
+point of comparison too (det-7), its own unit words and "and" between them, no value or verb-like break."""
 
 
 _PRODUCT = re.compile(r"\b([A-Z][a-z][\w-]*)\s+$")

@@ -55,8 +55,8 @@ def slot_conflict(claim_facts: Sequence[Fact], sentence: str, sentence_facts: Se
             continue
         scored = [(len(c.context & words), o) for o, words in _distinctive(sentence, sentence_facts, c)]
         equal = [score for score, o in scored if facts_equal(c, o)]
-        if not equal or len(scored) < 2:
-            continue
+        if not equal or len(scored) < 2 or not any(o.context for o in sentence_facts if facts_equal(c, o)):
+            continue  # the page's copy has no slot words ("nausea (3.1 % vs 1.2 %)"): no slot to be swapped
         score, best = max(scored, key=lambda t: t[0])
         if score >= _MIN_SHARED and score > max(equal) and not facts_equal(c, best) and (
                 {c.step, best.step} != {"change", "level"}) and not any(  # "fell 0.2 points to 5.6 %"
