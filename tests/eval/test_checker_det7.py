@@ -97,3 +97,44 @@ def test_the_first_number_of_from_a_to_b_has_b_s_unit() -> None:
 
 def test_another_count_of_the_same_unit_still_contradicts() -> None:
     assert _rule("The plan funds an expansion of nursery provision from 4 to 8 rooms.", _PLAN) == "rival_stating"
+
+
+def test_a_number_after_a_hash_is_no_count() -> None:
+    """"Incident Update #7" in a page's title numbers the update; it is no rival of "18,000 acres"."""
+    page = "Oak Hollow Fire — Incident Update #7.\n\nThe Oak Hollow Fire has burned 17,840 acres as of 3 May."
+    assert not extract_facts("Incident Update #7")
+    assert _rule("The Oak Hollow Fire had burned nearly 18,000 acres by 3 May.", page) is None
+
+
+_STORM = ("The storm dropped about 30 mm of rain yesterday, far less than the 90 mm it dropped on Tuesday, when the "
+          "river burst its banks.")
+
+
+def test_a_point_of_comparison_the_claim_dates_with_the_same_day_is_the_claim_s_value() -> None:
+    """"less than the 90 mm it dropped on Tuesday" states Tuesday's 90 mm, which "On Tuesday the storm dropped
+    about 90 mm" claims; a day word the claim gives another of its values does not count ("last year" dates
+    48.6 in "44.1 million is up from 48.6 million last year")."""
+    assert _rule("On Tuesday the storm dropped about 90 mm of rain on the valley.", _STORM) is None
+    page = "The 2025 transport budget is EUR 48.6 million, up from EUR 44.1 million last year."
+    assert _rule("The 2025 transport budget of EUR 44.1 million is up from EUR 48.6 million last year.", page) \
+        == "role"
+
+
+def test_another_amount_on_the_same_day_still_contradicts() -> None:
+    assert _rule("On Tuesday the storm dropped about 60 mm of rain on the valley.", _STORM) == "rival_stating"
+
+
+def test_an_initial_before_a_sentence_opening_word_ends_the_sentence() -> None:
+    """pysbd keeps "influenza B. There were" together (a capital read as an initial); the next sentence's
+    numbers are then no rivals of the claim's. Initials before names stay whole."""
+    from citetrace.eval._passages import simple_sentences
+
+    text = "Of the samples, 70 percent were influenza A and 30 percent influenza B. There were 140 admissions."
+    assert [text[s:e] for s, e in simple_sentences(text)] == [
+        "Of the samples, 70 percent were influenza A and 30 percent influenza B.", "There were 140 admissions."]
+    names = "Dr. J. Smith and A. Jones wrote it. Prices fell."
+    assert [names[s:e] for s, e in simple_sentences(names)] == ["Dr. J. Smith and A. Jones wrote it.",
+                                                                "Prices fell."]
+    page = ("Of the samples typed, 70 percent were influenza A and 30 percent influenza B. There were 140 influenza "
+            "admissions in the valley this week, the twelfth of the season.")
+    assert _rule("The valley had 140 influenza admissions in week 12.", page) is None

@@ -126,9 +126,13 @@ class DeterministicJudge:
             return conflict
         if not claim_facts:
             return self._no_facts(claim, aligned)
-        dated = [f for f in claim_facts if any(f.baseline != o.baseline and _same_slot(f, o, claim_facts, best)
+
+        def placed(f: Fact, o: Fact) -> bool:
+            return _same_slot(f, o, claim_facts, best, _times_of(claim, f, claim_facts))
+
+        dated = [f for f in claim_facts if any(f.baseline != o.baseline and placed(f, o)
                                                for o in best.facts)]  # matched through the period it is about
-        unplaced = [f for f in claim_facts if not any(_same_slot(f, o, claim_facts, best) for o in best.facts)]
+        unplaced = [f for f in claim_facts if not any(placed(f, o) for o in best.facts)]
         local_rules: tuple[tuple[str, Callable[[], tuple[str, str] | None]], ...] = (
             ("direction_value", lambda: local_direction_conflict(claim, claim_facts, best.text, best.facts)),
             ("slot", lambda: slot_conflict([f for f in claim_facts if f not in dated], best.text, best.facts)),
@@ -148,7 +152,7 @@ class DeterministicJudge:
         strong = strength(best, extract_facts(context) if context else claim_facts,
                            anchor_words(context or claim)) >= _STRONG
         for fact in claim_facts:
-            if any(_same_slot(fact, o, claim_facts, best) for o in best.facts) or quote_in(fact, best.text) or (
+            if any(placed(fact, o) for o in best.facts) or quote_in(fact, best.text) or (
                     _in_version_range(fact, best.text)):
                 matched.append(fact)
             elif strong and unexplained_rival(fact, best, explainers) and not own_period_elsewhere(
@@ -286,14 +290,38 @@ def _in_version_range(fact: Fact, sentence: str) -> bool:
     return False
 
 
-def _same_slot(fact: Fact, other: Fact, claim_facts: Sequence[Fact], sentence: Sentence) -> bool:
+def _same_slot(fact: Fact, other: Fact, claim_facts: Sequence[Fact], sentence: Sentence,
+               times: frozenset[str] = frozenset()) -> bool:
     """``other`` states ``fact``'s value in the same role and unit: a page's point of comparison ("up from
     41 %") does not confirm a claim that gives it as the current value, unless the claim also names the
-    period the comparison is about (a date of the claim stated right after it); 1,300 homes do not confirm
-    1,300 businesses."""
+    period the comparison is about (a date of the claim stated right after it, or a day word the claim uses:
+    "less than the 12,000 acres it burned on Monday" is "burned 12,000 acres on Monday", det-7); 1,300 homes
+    do not confirm 1,300 businesses."""
     if not facts_equal(fact, other) or not comparable(fact, other):
         return False
     if fact.kind in ("date", "period") or fact.baseline == other.baseline:
         return fact.baseline == other.baseline  # "opened in 2024" is not "delayed from 2024"
     after = [f for f in sentence.facts if f.kind in ("date", "period") and 0 <= f.start - other.end <= 25]
-    return any(facts_equal(c, d) for c in claim_facts if c.kind in ("date", "period") for d in after)
+    return any(facts_equal(c, d) for c in claim_facts if c.kind in ("date", "period") for d in after) or bool(
+        times & _time_words(sentence.text[other.end:other.end + 30]))
+
+
+_TIME_WORD = re.compile(r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|yesterday|today|"
+                        r"tonight|last\s+(?:week|month|year|season|quarter))\b", re.I)
+
+
+def _times_of(claim: str, fact: Fact, claim_facts: Sequence[Fact]) -> frozenset[str]:
+    """The day words the claim dates ``fact`` with: within 30 characters of it, no other claim value of its kind
+    between ("On Monday the fire burned 12,000 acres"; in "44.1 million is up from 48.6 million last year",
+    "last year" dates 48.6, not 44.1)."""
+    out: set[str] = set()
+    for m in _TIME_WORD.finditer(claim):
+        lo, hi = (m.end(), fact.start) if m.end() <= fact.start else (fact.end, m.start())
+        if hi - lo <= 30 and not any(c is not fact and c.kind == fact.kind and lo <= c.start < hi for c in claim_facts):
+            out.add(" ".join(m.group(0).lower().split()))
+    return frozenset(out)
+
+
+def _time_words(text: str) -> frozenset[str]:
+    """The day and relative-period words of ``text`` ("on Monday", "last year"), lower-cased."""
+    return frozenset(" ".join(m.group(0).lower().split()) for m in _TIME_WORD.finditer(text))

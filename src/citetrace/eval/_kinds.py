@@ -179,6 +179,7 @@ def _cased(parse: _Parser, group: int) -> _Parser:
 PATTERNS: tuple[tuple[re.Pattern[str], _Parser], ...] = (
     (re.compile(r"\b(?!(?:Mid|Pre|Post|Early|Late|End|Non|Over|Under)-)[A-Z][A-Za-z]*-\d[\w.]*(?:-\w+)*"),
      lambda m: None),  # identifiers ("TOI-2284", "CVE-2025-41877", "COVID-19", "BW-20") are names, not values
+    (re.compile(r"(?<![\w&])#\s?\d+\b"), lambda m: None),  # "Update #9", "#3 seed": a number, not a count (det-7)
     (re.compile(r"\b(?:[Vv]ersions?|v)\s?(\d+(?:\.\d+)*(?:\.x)?)\b|\b(?:release|build)\s+(\d+(?:\.\d+)+)\b"
                 r"|(?<![\w.])(\d+(?:\.\d+){2,}|\d+\.x)\b"),
      lambda m: ("version", version_key(next(g for g in m.groups() if g)), None)),
