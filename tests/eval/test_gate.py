@@ -117,14 +117,14 @@ def test_baseline_records_how_it_was_made_and_mismatch_is_an_error(tmp_path: obj
 
 
 def test_a_baseline_made_with_the_previous_checker_is_refused() -> None:
-    """A baseline made with det-5 gates no run the current checker (det-6) evaluated: the error names both."""
+    """A baseline made with det-6 gates no run the current checker (det-7) evaluated: the error names both."""
     from citetrace.eval import DeterministicJudge
 
     ev = _eval(GOOD)
-    assert ev.judge_version == DeterministicJudge.version == "det-6"
+    assert ev.judge_version == DeterministicJudge.version == "det-7"
     base = build_baseline([_eval(GOOD, "r1"), _eval(GOOD, "r2")])
-    base["made_with"]["judge_version"] = "det-5"
-    with pytest.raises(ValueError, match="baseline mismatch: .*det-5.*det-6"):
+    base["made_with"]["judge_version"] = "det-6"
+    with pytest.raises(ValueError, match="baseline mismatch: .*det-6.*det-7"):
         gate(ev, base)
 
 

@@ -13,13 +13,15 @@ from citetrace.eval._judge_eval import evaluate_judge, load_labels
 from citetrace.eval._judges import judge_atomic
 
 
-def test_the_contradiction_note_quotes_the_current_checker_on_the_fourth_held_out_set() -> None:
-    """The note names this checker's version, and its 22/32, 9/80 and 22/65 are what judge-eval measures
-    (atomic claims judged and aggregated, as `citetrace judge-eval` and `eval` do)."""
+def test_the_contradiction_note_quotes_the_current_checker_on_its_measured_set() -> None:
+    """The note names this checker's version and the set of ``NOTE_MEASUREMENT``, and its three "N of M" are
+    what judge-eval measures there (atomic claims judged and aggregated, as `citetrace judge-eval` and `eval`
+    do)."""
     note = _evaluate.OFFLINE_CONTRADICTED_NOTE
+    measured = _evaluate.NOTE_MEASUREMENT
     judge = DeterministicJudge()
-    assert f"held-out #4, {judge.version}" in note
-    report = evaluate_judge(load_labels(Path(LABEL_SETS["heldout4"]())),
+    assert measured["version"] == judge.version and f"({measured['name']}, {judge.version})" in note
+    report = evaluate_judge(load_labels(Path(LABEL_SETS[measured["set"]]())),
                             lambda claim, passages: judge_atomic(judge, claim, passages)[0].label, judge.name)
     i = report.labels.index("CONTRADICTED")
     right, flagged = report.matrix[i][i], sum(row[i] for row in report.matrix)

@@ -4,7 +4,7 @@ labelled set: ``python -m citetrace.eval._audit [--set NAME ...] [--json]``.
 A flagger is trusted by its false flags, and a rule family tuned on one set can be precise there and cry wolf
 on pages it never saw. Every CONTRADICTED verdict carries a ``rule:NAME`` flag (``_deterministic.RULE``);
 this tabulates, per family and per set, the verdicts that were right (gold CONTRADICTED) and wrong (any other
-gold label), so a family can be judged on the sets it was not tuned on (docs/eval.md, "det-6").
+gold label), so a family can be judged on the sets it was not tuned on (docs/eval.md, "det-6" and "det-7").
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from citetrace.eval._types import CONTRADICTED, Passage
 
 __all__ = ["rule_audit", "main"]
 
-AUDITED_SETS = ("shipped", "hard", "heldout", "heldout2", "heldout3")
+AUDITED_SETS = ("shipped", "hard", "heldout", "heldout2", "heldout3", "heldout4")
 """The sets the audit reads by default: the shipped sets that are tuning sets (docs/eval.md says which)."""
 
 

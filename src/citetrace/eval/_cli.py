@@ -113,8 +113,8 @@ def register(subparsers: Any) -> None:
                    help="a labelled set that ships with citetrace: shipped (demo corpus), hard (page prose), "
                         "heldout (whole pages, tuned on since det-4), heldout2 (whole pages, held out from det-4, "
                         "tuned on since det-5), heldout3 (whole pages, written blind, measured once with det-5, "
-                        "tuned on since det-6), heldout4 or heldout5 (whole pages, each written blind and "
-                        "measured once)")
+                        "tuned on since det-6), heldout4 (whole pages, written blind, measured once with det-6, "
+                        "tuned on since det-7) or heldout5 (whole pages, written blind, measured once)")
     j.add_argument("--json", action="store_true", help="print the agreement report as JSON")
     j.add_argument("--history", metavar="FILE",
                    help="append this run to a judge-eval history (per judge, version and model) and compare")

@@ -37,7 +37,7 @@ def heldout3_labels_path() -> str:
 
 def heldout4_labels_path() -> str:
     """Filesystem path of ``citetrace/eval/data/heldout4.jsonl`` (whole pages, written blind, measured once
-    with det-5, tuned on since det-6)."""
+    with det-6, tuned on since det-7)."""
     return str(resources.files("citetrace.eval").joinpath("data").joinpath("heldout4.jsonl"))
 
 

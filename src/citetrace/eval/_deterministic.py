@@ -54,7 +54,7 @@ class DeterministicJudge:
     """Compare the claim's facts with the facts of the aligned passage sentences, one sentence at a time."""
 
     name = "deterministic"
-    version = "det-6"
+    version = "det-7"
 
     def __init__(self, *, min_shared: int = 2, extractive_support: bool = True) -> None:
         self.min_shared = min_shared
