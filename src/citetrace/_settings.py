@@ -206,7 +206,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("sampling_scope", (names.ENV_SAMPLING_SCOPE,), _one_of(*names.SAMPLING_SCOPES), names.SCOPE_CITETRACE,
             "With embedded sampling: hold only citetrace's spans (`citetrace`) or whole traces (`trace`)."),
     Setting("empty_fetch_chars", (names.ENV_EMPTY_FETCH_CHARS,), COUNT, 200,
-            "A fetch returning fewer characters than this is `empty`."),
+            "A fetch returning fewer characters of text than this is `empty` (raw HTML counts by its visible text)."),
     Setting("max_urls", (names.ENV_MAX_URLS,), COUNT, 50, "Cap on `citetrace.urls_returned` per search."),
     Setting("sample_percent", (names.ENV_SAMPLE_PERCENT,), PERCENT, 2.0,
             "Percent of healthy traces kept by the stable FNV-1a sample (same as the collector's)."),

@@ -187,6 +187,36 @@ def test_short_fetch_is_empty_and_threshold_configurable() -> None:
     assert (cap.spans[0].attributes or {})[names.TOOL_STATUS] == "ok"
 
 
+JS_SHELL = ("<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Energy Daily</title>"
+            "<link rel='stylesheet' href='/static/css/main.4f3a2b.css'>"
+            "<script>window.__CONFIG__={api:'/api/v2',features:{paywall:true,consent:true}};if(a<b){}</script>"
+            "<style>body{margin:0}#root{min-height:100vh}</style></head><body><!-- app mounts here -->"
+            "<noscript>You need to enable JavaScript to run this app.</noscript><div id='root'></div>"
+            "<script src='/static/js/vendor.81b3c.js'></script><script src='/static/js/main.9a7e1.js'></script>"
+            "</body></html>")
+COOKIE_WALL = ("<html><head><style>" + ".consent{position:fixed;inset:0;background:#000c}" * 20 + "</style></head>"
+               "<body><div class='consent'><p>We use cookies.</p><button>Accept all</button></div></body></html>")
+ARTICLE = "<html><body><article><p>" + "Solar capacity grew 24 percent in 2024. " * 6 + "</p></article></body></html>"
+
+
+@pytest.mark.parametrize(("page", "status"), [(JS_SHELL, "empty"), (COOKIE_WALL, "empty"), (ARTICLE, "ok"),
+                                              ("<p>" + "x" * 300 + "</p>", "ok"), ("a < b and " * 30, "ok")])
+def test_an_html_page_is_empty_by_its_visible_text(page: str, status: str) -> None:
+    """The quick start's fetch returns ``response.text``, the raw HTML: a JavaScript shell or a cookie wall is
+    hundreds of characters of markup with almost no text, and is ``empty`` by its visible text (tags, scripts,
+    styles, comments and noscript not counted); the size stays the characters returned. Before, both were
+    ``ok`` reads, though the README lists them as what ``empty`` catches. Text that is not HTML counts whole."""
+
+    @traced_tool(kind="fetch")
+    def read(url: str) -> str:
+        return page
+
+    with capture_spans() as cap:
+        read("https://news.example/a")
+    attrs = cap.spans[0].attributes or {}
+    assert len(page) >= 200 and (attrs[names.TOOL_STATUS], attrs[names.RESULT_SIZE]) == (status, len(page))
+
+
 def test_fetch_is_stored_and_referenced() -> None:
     """A fetch's text goes to the store and the span points at it; the URL on the span is redacted."""
     with capture_spans() as cap:

@@ -242,7 +242,7 @@ class _Call:
                 chars = len(text) if text is not None else 0
                 attrs[names.RESULT_SIZE] = chars
                 if status is None:
-                    status = names.STATUS_EMPTY if chars < settings.empty_fetch_chars else names.STATUS_OK
+                    status = _extract.fetch_status_of_text(text or "", settings.empty_fetch_chars)
         attrs[names.TOOL_STATUS] = status
         if status in _ERROR_STATUSES:
             attrs[names.ERROR_TYPE] = names.ERROR_TYPE_RATE_LIMITED if status == names.STATUS_RATE_LIMITED else (
@@ -309,7 +309,7 @@ class _Call:
                           attrs: dict[str, Any]) -> str:
         """A fetch of several URLs in one call: each URL stored with its own status; the span's status."""
         threshold = self.tel.settings.empty_fetch_chars
-        decided = [(url, text, own or (names.STATUS_OK if len(text) >= threshold else names.STATUS_EMPTY), code)
+        decided = [(url, text, own or _extract.fetch_status_of_text(text, threshold), code)
                    for url, text, own, code in docs]
         attrs[names.RESULT_SIZE] = sum(len(text) for _url, text, _status, _code in decided)
         # the span's own URL (the first) keeps its store ref and content hash on the span, as a one-URL fetch does

@@ -7,6 +7,7 @@ stream or mutate the object the agent gets back.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -27,6 +28,7 @@ __all__ = [
     "is_rate_limit_exc",
     "returned_failure",
     "batch_status",
+    "fetch_status_of_text",
 ]
 
 QUERY_KWARGS = ("query", "q", "search_query", "question", "text", "keywords", "term")
@@ -364,6 +366,47 @@ def returned_failure(result: Any) -> str | None:
                 return "rate_limited"
             return "error"
     return None
+
+
+_HTML_START = re.compile(r"\s*<(?:!doctype\s+html|html|head|body|meta|title|div|script|!--)\b", re.IGNORECASE)
+_HTML_TOKENS = re.compile(
+    r"<(script|style|noscript|template)\b[^>]*>.*?(?:</\1\s*>|\Z)"  # blocks whose content is not page text
+    r"|<!--.*?(?:-->|\Z)|<[!/?a-zA-Z][^>]*>?"  # comments, tags and doctype
+    r"|([^<]+|<)",  # text (a stray "<" is text too)
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+_BODY = re.compile(r"<body\b", re.IGNORECASE)
+
+
+def _visible_chars(html: str, enough: int) -> int:
+    """Characters of text outside tags, scripts, styles and comments, counted until ``enough`` is reached
+    (an article gets there in its first paragraphs; only a page with almost no text is scanned whole).
+    The ``<head>`` holds no page text: the count starts at ``<body`` when there is one (a page's inline
+    scripts and styles are mostly there, and skipping them is one C-level search)."""
+    body = _BODY.search(html)
+    seen = 0
+    for match in _HTML_TOKENS.finditer(html, body.start() if body else 0):
+        piece = match.group(2)
+        if piece:
+            seen += len(piece.strip())
+            if seen >= enough:
+                break
+    return seen
+
+
+def fetch_status_of_text(text: str, threshold: int) -> str:
+    """``empty`` for a read with fewer than ``threshold`` characters of text, else ``ok``.
+
+    Raw HTML (the quick start's ``response.text``) counts by its visible text: a JavaScript shell or a
+    cookie wall is hundreds of characters of markup around a sentence. Other text counts whole.
+    """
+    if len(text) < threshold:
+        return names.STATUS_EMPTY
+    if text[:1] in "< \t\r\n" and _HTML_START.match(text) and _visible_chars(text, threshold) < threshold:
+        return names.STATUS_EMPTY
+    return names.STATUS_OK
 
 
 def batch_status(statuses: Sequence[str]) -> str:
