@@ -62,7 +62,7 @@ class LocalServer:
     """A threaded HTTP server on a free port; ``routes[prefix] = (status, body, content_type)``."""
 
     def __init__(self) -> None:
-        self.routes: dict[str, tuple[int, str, str]] = {}
+        self.routes: dict[str, tuple[int, str | bytes, str]] = {}  # bytes are served as they are
         self.sequences: dict[str, list[tuple[int, str, str]]] = {}
         """Answers given once each, in order, before ``routes`` (a 429 then the page: a retry that recovers)."""
         self.requests: list[tuple[str, str, bytes]] = []
@@ -82,7 +82,7 @@ class LocalServer:
                     self.end_headers()
                     return
                 status, text, ctype = server.route(self.path)
-                payload = text.encode()
+                payload = text if isinstance(text, bytes) else text.encode()
                 self.send_response(status)
                 self.send_header("Content-Type", ctype)
                 self.send_header("Content-Length", str(len(payload)))
@@ -101,7 +101,7 @@ class LocalServer:
         self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self.thread.start()
 
-    def route(self, path: str) -> tuple[int, str, str]:
+    def route(self, path: str) -> tuple[int, str | bytes, str]:
         """The next queued answer for exactly ``path``, else the longest route prefix matching it (404 when none)."""
         queued = self.sequences.get(path)
         if queued:

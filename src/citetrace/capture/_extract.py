@@ -29,6 +29,7 @@ __all__ = [
     "returned_failure",
     "batch_status",
     "fetch_status_of_text",
+    "decode_bytes",
 ]
 
 QUERY_KWARGS = ("query", "q", "search_query", "question", "text", "keywords", "term")
@@ -206,11 +207,59 @@ def extract_urls(result: Any) -> tuple[list[str], int | None]:
     return urls, len(items)
 
 
+_BOMS = ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
+_DECLARED = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]{1,40})"""
+                       rb"""|<\?xml[^>]{0,100}?encoding\s*=\s*["']([A-Za-z0-9_.:-]{1,40})""", re.IGNORECASE)
+
+
+def _charset_of(content_type: str | None) -> str | None:
+    for part in (content_type or "").split(";")[1:]:
+        key, _, value = part.strip().partition("=")
+        if key.lower() == "charset" and value.strip("\"' "):
+            return value.strip("\"' ")
+    return None
+
+
+def _decoded(body: bytes, charset: str | None) -> str | None:
+    """``body`` in ``charset`` (bad bytes replaced); None for a codec Python does not know."""
+    if not charset:
+        return None
+    try:
+        return body.decode(charset, "replace")
+    except LookupError:
+        return None
+
+
+def decode_bytes(body: bytes, content_type: str | None = None) -> str:
+    """A page's bytes as its text, never an exception: the BOM, then the ``Content-Type`` charset, then the
+    page's own ``<meta charset>`` (or ``http-equiv``) or XML declaration in its first 2 KB, then UTF-8, and
+    when that fails Windows-1252, as browsers read an undeclared page.
+
+    Why not UTF-8 with replacement: a Latin-1 page would be stored as "Caf\ufffd", and a claim quoting it
+    could never meet its page in eval.
+    """
+    for bom, codec in _BOMS:
+        if body.startswith(bom):
+            return body[len(bom):].decode(codec, "replace")
+    text = _decoded(body, _charset_of(content_type))
+    if text is not None:
+        return text
+    declared = _DECLARED.search(body[:2048])
+    if declared is not None:
+        text = _decoded(body, (declared.group(1) or declared.group(2)).decode("ascii"))
+        if text is not None:
+            return text
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError:
+        return body.decode("cp1252", "replace")
+
+
 def _text_from(value: Any, depth: int = 0) -> str | None:
     if isinstance(value, str):
         return value
     if isinstance(value, bytes):
-        return value.decode("utf-8", "replace")
+        return decode_bytes(value)
     if depth > 2 or value is None:
         return None
     if isinstance(value, (list, tuple)):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from citetrace.capture._context import CURRENT_RUN, IN_TOOL, TOOL_CALL_ID, run_in_context
 from citetrace.capture._extract import (
-    QUERY_KWARGS, URL_KWARGS, arg_value, extract_urls, http_status_of, http_status_of_exc, is_rate_limit_exc,
+    QUERY_KWARGS, URL_KWARGS, arg_value, decode_bytes, extract_urls, http_status_of, http_status_of_exc, is_rate_limit_exc,
     locate_results, text_size,
 )
 from citetrace.capture._pending import ADOPTER, child_context
@@ -20,7 +20,7 @@ from citetrace.capture._stream import async_generator_tool, iterate
 
 __all__ = [
     "ADOPTER", "CURRENT_RUN", "IN_TOOL", "QUERY_KWARGS", "TOOL_CALL_ID", "URL_KWARGS", "arg_value",
-    "async_generator_tool", "attach_run", "child_context", "detach_run", "extract_urls", "finish_run",
+    "async_generator_tool", "attach_run", "child_context", "decode_bytes", "detach_run", "extract_urls", "finish_run",
     "http_status_of", "http_status_of_exc", "is_rate_limit_exc", "iterate", "locate_results", "redirect_of",
     "run_context", "run_in_context", "set_redirect_source", "set_status_source", "start_run", "text_size",
 ]

@@ -17,6 +17,7 @@ from typing import Any
 
 from citetrace import names
 from citetrace.capture import ToolSpec
+from citetrace.capture._internal import decode_bytes
 from citetrace.instrumentation import _shapes
 from citetrace.instrumentation._table_types import Patch, Probe
 
@@ -28,10 +29,10 @@ def _response_status(args: tuple[Any, ...], kwargs: dict[str, Any], result: Any)
 
 
 def _extracted_text(result: Any) -> str | None:
-    """The extracted content (``fmt="content"`` gives bytes, decoded as UTF-8 for the store)."""
+    """The extracted content (``fmt="content"`` gives bytes, decoded in the page's own encoding for the store)."""
     content = result.get("content") if isinstance(result, dict) else None
     if isinstance(content, bytes):
-        return content.decode("utf-8", "replace")
+        return decode_bytes(content)  # the page's own encoding (capture's one decoder)
     return content if isinstance(content, str) else None
 
 

@@ -23,6 +23,7 @@ from typing import Any, Mapping, Sequence
 
 from citetrace import names
 from citetrace.capture import ToolSpec
+from citetrace.capture._internal import decode_bytes
 from citetrace.instrumentation import _probe, _shapes
 from citetrace.instrumentation._table_types import Patch
 
@@ -59,7 +60,7 @@ def _page_url(args: Sequence[Any], kwargs: Mapping[str, Any]) -> str | None:
 
 def _page_text(result: Any) -> str | None:
     if isinstance(result, bytes):
-        return result.decode("utf-8", errors="replace")
+        return decode_bytes(result)  # the page's own encoding (capture's one decoder)
     return result if isinstance(result, str) else None
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 from urllib.parse import urlencode
 
-from citetrace.capture._internal import http_status_of
+from citetrace.capture._internal import decode_bytes, http_status_of
 
 __all__ = ["BODY_CAP", "Reply", "Sent", "aiohttp_sent", "buffer_aiohttp", "buffer_urllib", "decode", "httpx_sent",
            "reply_of", "requests_sent", "urllib_sent"]
@@ -113,16 +113,9 @@ def urllib_sent(args: Sequence[Any], kwargs: Mapping[str, Any]) -> Sent | None:
 
 
 def decode(body: bytes, content_type: str | None) -> str:
-    """The body as text: the declared charset, else UTF-8 (bad bytes replaced, never an exception)."""
-    charset = "utf-8"
-    for part in (content_type or "").split(";")[1:]:
-        key, _, value = part.strip().partition("=")
-        if key.lower() == "charset" and value:
-            charset = value.strip("\"' ")
-    try:
-        return body.decode(charset, "replace")
-    except LookupError:
-        return body.decode("utf-8", "replace")
+    """The body as text, decoded as capture decodes a fetch's bytes (``decode_bytes``: BOM, declared charset,
+    the page's ``<meta charset>``, UTF-8, Windows-1252; never an exception)."""
+    return decode_bytes(body, content_type)
 
 
 def reply_of(response: Any, streamed: bool, buffered: bytes | None = None) -> Reply:
