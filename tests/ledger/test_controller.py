@@ -202,11 +202,11 @@ class FailingStore(MemoryStore):
         super().__init__()
         self.ok_writes = ok_writes
 
-    def ledger_write(self, run_id: str, *, entries: Any = (), rows: Any = ()) -> list[int]:
+    def ledger_write(self, run_id: str, *, entries: Any = (), rows: Any = (), after_seq: int | None = None) -> list[int]:
         if self.ok_writes <= 0:
             raise OSError("disk full")
         self.ok_writes -= 1
-        return super().ledger_write(run_id, entries=entries, rows=rows)
+        return super().ledger_write(run_id, entries=entries, rows=rows, after_seq=after_seq)
 
 
 def test_a_store_that_fails_mid_revision_stops_with_hard_error() -> None:

@@ -311,3 +311,68 @@ def test_show_of_a_run_without_a_ledger_says_so(store: Store) -> None:
     ledger = Ledger.open(RUN, store=store)
     ledger.add_question("Which Acme tiers include SSO?")
     assert format_ledger(Ledger.open(RUN, store=store)).startswith(f"ledger of run {RUN}\n\nSUB-QUESTIONS\n  q1")
+
+
+def test_two_writers_on_one_run_never_share_an_id_or_lose_a_write(fetched: Store) -> None:
+    """Two ledgers opened on the same run (two agents, two processes) each add a claim and evidence. Before,
+    both handed out c1/e1 from the state they had read, the second write overwrote the first claim's row and
+    the journal's chain forked, so the audit failed and one claim was gone. Now each write checks that it
+    extends the journal its writer read; when another writer got there first the ledger re-reads and applies
+    the call on the new state."""
+    a, b = Ledger(RUN, store=fetched), Ledger(RUN, store=fetched)
+    ca = a.add_claim("Writer A says Acme supports SSO.")
+    cb = b.add_claim("Writer B says Acme supports SSO.")
+    ea = a.add_evidence(VENDOR, "SSO is available on the Business and Enterprise tiers.", query="q",
+                        source_class="vendor_docs")
+    eb = b.add_evidence(ANALYSIS, "SSO remains limited to the Enterprise tier.", query="q", source_class="analysis")
+    assert (ca, cb, ea, eb) == ("c1", "c2", "e1", "e2")
+    a.link(ca, supports=[ea])            # a has not seen b's claim or evidence yet: it re-reads first
+    b.link(ca, contradicts=[eb])          # nor b a's link: the two links are merged, not overwritten
+    again = Ledger.open(RUN, store=fetched)
+    assert [c.text for c in again.claims()] == ["Writer A says Acme supports SSO.", "Writer B says Acme supports SSO."]
+    assert (again.claim(ca).supports, again.claim(ca).contradicts) == (("e1",), ("e2",))
+    assert again.audit().ok, again.audit().breaks
+
+
+_WRITER = """
+import sys
+from multiprocessing.connection import Client
+from citetrace.ledger import Ledger
+from citetrace.store import SQLiteStore
+led = Ledger.open(sys.argv[2], store=SQLiteStore(sys.argv[1], lock_wait_s=0.05))
+with Client(("127.0.0.1", int(sys.argv[3])), authkey=b"t") as conn:
+    conn.send("ready")
+    conn.recv()                          # both writers hold the same state before either writes
+for i in range(25):
+    led.add_claim(f"Claim {i} of writer {sys.argv[4]}.")
+"""
+
+
+def test_two_processes_writing_one_sqlite_ledger_keep_every_claim(tmp_path: Path) -> None:
+    """Two processes open the same run's ledger, wait for each other, then add 25 claims each at once:
+    50 claims with 50 distinct ids, and the audit holds."""
+    from multiprocessing.connection import Listener
+
+    from citetrace.store import RunRecord, SQLiteStore
+
+    db = tmp_path / "s.db"
+    store = SQLiteStore(db)
+    store.put_run(RunRecord(RUN, "0" * 32, "t", None, 1.0))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    with Listener(("127.0.0.1", 0), authkey=b"t") as listener:
+        port = str(listener.address[1])
+        procs = [subprocess.Popen([sys.executable, "-c", _WRITER, str(db), RUN, port, w], env=env,
+                                  stderr=subprocess.PIPE, text=True) for w in ("A", "B")]
+        conns = [listener.accept() for _ in procs]
+        assert [c.recv() for c in conns] == ["ready", "ready"]
+        for c in conns:
+            c.send("go")
+        errors = [p.communicate(timeout=120)[1] for p in procs]
+        for c in conns:
+            c.close()
+    assert [p.returncode for p in procs] == [0, 0], errors
+    led = Ledger.open(RUN, store=store)
+    claims = led.claims()
+    assert len(claims) == 50 and len({c.id for c in claims}) == 50
+    assert sorted(c.text for c in claims) == sorted(f"Claim {i} of writer {w}." for w in "AB" for i in range(25))
+    assert led.audit().ok, led.audit().breaks

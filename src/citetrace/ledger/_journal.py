@@ -27,10 +27,12 @@ class Journal:
     """Appends chained entries and upserts rows for one run, in one store transaction per call."""
 
     def __init__(self, store: Store, run_id: str, last_chain: str = "", *, busy_wait_s: float = 30.0,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] = time.sleep, last_seq: int | None = None) -> None:
         self.store = store
         self.run_id = run_id
         self.last_chain = last_chain
+        self.last_seq = last_seq
+        """The last seq this writer has read; each write must extend exactly that journal (None: no check)."""
         self.busy_wait_s = busy_wait_s
         self._sleep = sleep
 
@@ -46,6 +48,8 @@ class Journal:
             chained.append((kind, item))
         seqs = self._write(chained, rows)
         self.last_chain = prev
+        if self.last_seq is not None and seqs:
+            self.last_seq = seqs[-1]
         out = []
         for seq, (_kind, item) in zip(seqs, chained):
             item["seq"] = seq
@@ -57,13 +61,15 @@ class Journal:
 
         The agent's store gives up on a locked database after a short wait so that tool calls never hang;
         a ledger write is a deliberate call whose loss would void the audit, so it keeps trying for up to
-        ``busy_wait_s`` (the transaction was rolled back, so a retry cannot write twice).
+        ``busy_wait_s`` (the transaction was rolled back, so a retry cannot write twice). A ``StoreConflict``
+        (another writer extended the journal) is not retried here: the caller's ids and rows came from the
+        older state, so the ledger re-reads and recomputes them.
         """
         deadline = time.monotonic() + self.busy_wait_s
         delay = 0.01
         while True:
             try:
-                return self.store.ledger_write(self.run_id, entries=entries, rows=rows)
+                return self.store.ledger_write(self.run_id, entries=entries, rows=rows, after_seq=self.last_seq)
             except StoreBusy:
                 if time.monotonic() >= deadline:
                     raise

@@ -7,10 +7,11 @@ ledger enforces the state contract; judging what a span says is ``citetrace.ledg
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 import time
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence, TypeVar
 
 from citetrace import names
 from citetrace._urls import redact_url
@@ -23,12 +24,44 @@ from citetrace.ledger._model import (
 )
 from citetrace.ledger._rows import claim_from_row, question_from_row
 from citetrace.ledger._states import DEFAULT_CONTESTED_AFTER, ClaimState, apply_verdict, open_pass
-from citetrace.store import Store
+from citetrace.store import Store, StoreConflict
 
 __all__ = ["Ledger", "ADJUDICATE"]
 
 _CLASS = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 _IMPACTS = ("normal", "high")
+_CONFLICT_TRIES = 100
+"""How many times one call is re-applied on a re-read state before it gives up (each try lost a race)."""
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _serialised(method: _F) -> _F:
+    """Apply a writing call under the ledger's lock, against the journal as the store has it.
+
+    Ids (``c3``, ``e7``) and rows are computed from the state this ledger read. Another ``Ledger`` on the same
+    run (another agent, another process) may have written since: the store then refuses the write
+    (``StoreConflict``, nothing written), this ledger re-reads the run, and the whole call runs again, checks
+    included, on the new state. Each call commits once, at its end, so a re-run never writes twice. Nested
+    calls run inside the outer call's try.
+    """
+    @functools.wraps(method)
+    def wrapper(self: "Ledger", *args: Any, **kwargs: Any) -> Any:
+        with self._lock:
+            if self._depth:
+                return method(self, *args, **kwargs)
+            self._depth += 1
+            try:
+                for _ in range(_CONFLICT_TRIES):
+                    try:
+                        return method(self, *args, **kwargs)
+                    except StoreConflict:
+                        self._reload()
+                raise LedgerError(f"run {self.run_id}: other writers kept writing this ledger first; "
+                                  f"{method.__name__} was not applied after {_CONFLICT_TRIES} tries")
+            finally:
+                self._depth -= 1
+    return wrapper  # type: ignore[return-value]
 
 
 class Ledger:
@@ -50,9 +83,10 @@ class Ledger:
         self.clock = clock
         self.contested_after = contested_after
         self._lock = threading.RLock()
+        self._depth = 0
         self._cache = _entry.TextCache()
         self._state = load_state(store, run_id)
-        self._journal = Journal(store, run_id, self._state.last_chain)
+        self._journal = Journal(store, run_id, self._state.last_chain, last_seq=self._state.last_seq)
 
     @classmethod
     def open(cls, run_id: str, *, store: Store | None = None, **kwargs: Any) -> "Ledger":
@@ -115,6 +149,7 @@ class Ledger:
         return [c for c in self.claims() if is_unresolved(c)]
 
     # -- question graph -----------------------------------------------------------------------------
+    @_serialised
     def add_question(self, text: str, depends_on: Iterable[str] = ()) -> str:
         """Add a sub-question (``open``); ``depends_on`` names earlier sub-questions."""
         text = _text(text, "question")
@@ -129,6 +164,7 @@ class Ledger:
                          [(T_QUESTIONS, qid, row)])
         return qid
 
+    @_serialised
     def set_question_status(self, qid: str, status: str, reason: str | None = None) -> None:
         """Move a sub-question; ``abandoned`` needs a reason. Nothing is ever removed from the graph."""
         if status not in names.QUESTION_STATUSES:
@@ -143,6 +179,7 @@ class Ledger:
             self._commit([(J_QUESTION_STATUS, {"question": qid, "to": status, "reason": reason, "at": at})],
                          [(T_QUESTIONS, qid, row)])
 
+    @_serialised
     def record_query(self, qid: str, query: str) -> None:
         """Append a query to a sub-question's history (kept whatever the question's fate)."""
         query = _text(query, "query")
@@ -153,6 +190,7 @@ class Ledger:
                          [(T_QUESTIONS, qid, row)])
 
     # -- evidence ledger ----------------------------------------------------------------------------
+    @_serialised
     def add_evidence(self, url: str, span: str, *, query: str, source_class: str, question: str | None = None,
                      published_at: float | None = None) -> str:
         """Enter a span checked against this run's stored fetch of ``url``; EvidenceError (logged) if refused.
@@ -197,6 +235,7 @@ class Ledger:
             self._commit(entries, [])
         return eid
 
+    @_serialised
     def mark_stale(self, eid: str, reason: str = "marked") -> None:
         """Mark a record stale (a later journal entry; the record itself is never edited)."""
         with self._lock:
@@ -206,6 +245,7 @@ class Ledger:
                                      "at": self.clock()})], [])
 
     # -- claim table --------------------------------------------------------------------------------
+    @_serialised
     def add_claim(self, text: str, *, question: str | None = None, claim_type: str = "general",
                   impact: str = "normal") -> str:
         """Add an atomic claim at ``insufficient`` (pass 1). ``impact="high"``: the conclusion depends on it."""
@@ -231,6 +271,7 @@ class Ledger:
 
         return [self.add_claim(part, question=question, **kwargs) for part in split_claims(text)]
 
+    @_serialised
     def link(self, cid: str, supports: Sequence[str] = (), contradicts: Sequence[str] = ()) -> None:
         """Attach evidence to a claim. Contradicting evidence is kept like any other; links never change status."""
         with self._lock:
@@ -241,6 +282,7 @@ class Ledger:
             self._commit([(J_LINK, {"claim": cid, "supports": list(supports), "contradicts": list(contradicts),
                                     "at": self.clock()})], [(T_CLAIMS, cid, row)])
 
+    @_serialised
     def verify(self, cid: str, verdict: str, *, evidence: Sequence[str] = (), reason: str = "") -> str:
         """Decide the current pass: ``verified``/``contradicted`` (resting on ``evidence``) or ``unverifiable``.
 
@@ -262,6 +304,7 @@ class Ledger:
             self._transition(cid, row, state, list(evidence), reason or verdict, verdict)
             return state.status
 
+    @_serialised
     def reverify(self, cid: str, reason: str = "reverify") -> int:
         """Open a new pass at ``insufficient`` (history kept); returns the pass number."""
         with self._lock:
@@ -270,6 +313,7 @@ class Ledger:
             self._transition(cid, row, state, [], reason)
             return state.pass_no
 
+    @_serialised
     def route(self, cid: str, route: str) -> None:
         """Record where a low-confidence, high-impact claim was sent (``second_check`` or ``human_review``)."""
         if route not in names.ROUTES:
@@ -301,12 +345,34 @@ class Ledger:
 
     # -- internals ----------------------------------------------------------------------------------
     def _commit(self, entries: list[tuple[str, dict[str, Any]]], rows: list[tuple[str, str, dict[str, Any]]]) -> list[dict[str, Any]]:
+        """Write entries and rows, then fold them into the state. Outside a ``_serialised`` call (the
+        controller's vital signs and stops, the decision log) the write is pure appends that depend on no
+        id or row, so a conflict just re-reads and writes them after the other writer's entries."""
+        with self._lock:
+            if self._depth or rows:
+                return self._commit_once(entries, rows)
+            for _ in range(_CONFLICT_TRIES):
+                try:
+                    return self._commit_once(entries, rows)
+                except StoreConflict:
+                    self._reload()
+            raise LedgerError(f"run {self.run_id}: other writers kept writing this ledger first; "
+                              f"{len(entries)} journal entries were not written after {_CONFLICT_TRIES} tries")
+
+    def _commit_once(self, entries: list[tuple[str, dict[str, Any]]],
+                     rows: list[tuple[str, str, dict[str, Any]]]) -> list[dict[str, Any]]:
         stored = self._journal.write(entries, rows)
         for (kind, _), item in zip(entries, stored):
             self._state.apply(kind, item)
         for table, key, data in rows:
             (self._state.questions if table == T_QUESTIONS else self._state.claims)[key] = data
         return stored
+
+    def _reload(self) -> None:
+        """Re-read the run's ledger after another writer extended it (the text cache stays valid)."""
+        self._state = load_state(self.store, self.run_id)
+        self._journal.last_chain = self._state.last_chain
+        self._journal.last_seq = self._state.last_seq
 
     def _transition(self, cid: str, row: dict[str, Any], state: ClaimState, evidence: list[str], reason: str,
                     verdict: str | None = None) -> None:

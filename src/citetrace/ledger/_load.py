@@ -36,6 +36,8 @@ class LedgerState:
     iterations: list[dict[str, Any]] = field(default_factory=list)
     stops: list[dict[str, Any]] = field(default_factory=list)
     last_chain: str = ""
+    last_seq: int = 0
+    """The seq of the last journal entry read: a write must extend exactly this journal (``after_seq``)."""
     index: EvidenceIndex = field(default_factory=EvidenceIndex)
 
     def apply(self, kind: str, data: dict[str, Any]) -> None:
@@ -63,8 +65,10 @@ class LedgerState:
 def load_state(store: Store, run_id: str) -> LedgerState:
     """Read one run's ledger from the store."""
     state = LedgerState()
-    for _seq, kind, data in store.ledger_entries(run_id):
+    for seq, kind, data in store.ledger_entries(run_id):
         state.apply(kind, data)
+        state.last_seq = seq
+    # rows after the journal: a row newer than the journal read makes the next write conflict and re-read
     state.questions = dict(store.ledger_rows(run_id, T_QUESTIONS))
     state.claims = dict(store.ledger_rows(run_id, T_CLAIMS))
     return state

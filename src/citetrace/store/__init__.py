@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from citetrace.store._buffered import BufferedStore, WriteStats
 from citetrace.store._memory import MemoryStore
 from citetrace.store._model import (
-    AmbiguousRunId, Document, LedgerEntry, LedgerRow, ModelCitation, RunRecord, Store, StoreBusy, StoreError,
+    AmbiguousRunId, Document, LedgerEntry, LedgerRow, ModelCitation, RunRecord, Store, StoreBusy, StoreConflict, StoreError,
     ToolCallRecord, ToolResponse, content_hash, make_ref, parse_ref, searched_keys,
 )
 from citetrace.store._spool import spool_dir_for
@@ -41,6 +41,7 @@ __all__ = [
     "SQLiteStore",
     "Store",
     "StoreBusy",
+    "StoreConflict",
     "StoreError",
     "StoreURI",
     "ToolCallRecord",
@@ -269,9 +270,10 @@ class LazyStore:
         return self._get().get_run(run_id)
 
     def ledger_write(
-        self, run_id: str, *, entries: Sequence[LedgerEntry] = (), rows: Sequence[LedgerRow] = ()
+        self, run_id: str, *, entries: Sequence[LedgerEntry] = (), rows: Sequence[LedgerRow] = (),
+        after_seq: int | None = None,
     ) -> list[int]:
-        return self._get().ledger_write(run_id, entries=entries, rows=rows)
+        return self._get().ledger_write(run_id, entries=entries, rows=rows, after_seq=after_seq)
 
     def ledger_entries(self, run_id: str) -> list[tuple[int, str, dict[str, Any]]]:
         return self._get().ledger_entries(run_id)

@@ -12,7 +12,7 @@ from typing import Any, Sequence
 from citetrace._urls import url_key
 from citetrace.store._model import (
     ModelCitation, ToolResponse,
-    AmbiguousRunId, Document, LedgerEntry, LedgerRow, RunRecord, ToolCallRecord, content_hash, make_ref, parse_ref,
+    AmbiguousRunId, Document, LedgerEntry, LedgerRow, RunRecord, ToolCallRecord, check_after_seq, content_hash, make_ref, parse_ref,
     summary_run,
 )
 
@@ -123,7 +123,8 @@ class MemoryStore:
             return self._with_summary(run) if run is not None else None
 
     def ledger_write(
-        self, run_id: str, *, entries: Sequence[LedgerEntry] = (), rows: Sequence[LedgerRow] = ()
+        self, run_id: str, *, entries: Sequence[LedgerEntry] = (), rows: Sequence[LedgerRow] = (),
+        after_seq: int | None = None,
     ) -> list[int]:
         # JSON round trip: the same values (tuples become lists) and no aliasing of the caller's dicts,
         # so the memory backend behaves like the ones that serialise
@@ -131,6 +132,7 @@ class MemoryStore:
         frozen_rows = [(table, key, json.loads(json.dumps(data))) for table, key, data in rows]
         with self._lock:
             journal = self._journal.setdefault(run_id, [])
+            check_after_seq(run_id, len(journal), after_seq)
             seqs: list[int] = []
             for kind, data in frozen_entries:
                 journal.append((len(journal) + 1, kind, data))

@@ -15,7 +15,8 @@ from citetrace import names
 from citetrace._urls import url_key
 
 __all__ = [
-    "AmbiguousRunId", "Document", "LedgerEntry", "LedgerRow", "RunRecord", "StoreBusy", "StoreError", "ToolCallRecord",
+    "AmbiguousRunId", "Document", "LedgerEntry", "LedgerRow", "RunRecord", "StoreBusy", "StoreConflict", "StoreError",
+    "ToolCallRecord", "check_after_seq",
     "ToolResponse", "ModelCitation",
     "Store", "content_hash", "make_ref", "parse_ref", "searched_keys", "summary_run",
 ]
@@ -24,6 +25,19 @@ __all__ = [
 class StoreError(Exception):
     """A store that cannot be used as asked: missing, not a store, corrupted, read-only. The message names the
     store and the problem in one line, so a command can print it as it is."""
+
+
+class StoreConflict(StoreError):
+    """A ledger write refused because the run's journal gained entries this writer had not read (another
+    ``Ledger`` on the same run, in this process or another, wrote first). Nothing was written; the ledger
+    re-reads the run and applies the call again."""
+
+
+def check_after_seq(run_id: str, last: int, after_seq: int | None) -> None:
+    """``StoreConflict`` when a writer that read the journal up to ``after_seq`` would write after ``last``."""
+    if after_seq is not None and last != after_seq:
+        raise StoreConflict(f"the ledger of run {run_id} has {last} journal entries, this writer had read "
+                            f"{after_seq}: another writer wrote first")
 
 
 class StoreBusy(StoreError):
@@ -251,9 +265,14 @@ class Store(Protocol):
         ...
 
     def ledger_write(
-        self, run_id: str, *, entries: Sequence[LedgerEntry] = (), rows: Sequence[LedgerRow] = ()
+        self, run_id: str, *, entries: Sequence[LedgerEntry] = (), rows: Sequence[LedgerRow] = (),
+        after_seq: int | None = None,
     ) -> list[int]:
         """In one transaction: append journal entries (never edited) and upsert rows; return the entries' seqs.
+
+        With ``after_seq`` (the last seq the writer has read) the write is refused with ``StoreConflict``,
+        writing nothing, when the journal's last seq is another: a second writer on the run got there first,
+        and ids or rows computed from the older state would collide with or overwrite its write.
 
         The claim ledger (``citetrace.ledger``) keeps everything through this pair of methods, so a new
         backend only has to store two small tables.

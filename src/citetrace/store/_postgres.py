@@ -33,7 +33,7 @@ from citetrace._redact import sink_safe
 from citetrace._urls import canonical_url, url_key
 from citetrace.store._model import (
     AmbiguousRunId, Document, LedgerEntry, LedgerRow, RunRecord, StoreBusy, StoreError, ToolCallRecord,
-    ModelCitation, ToolResponse, content_hash, make_ref, parse_ref, summary_run,
+    ModelCitation, ToolResponse, check_after_seq, content_hash, make_ref, parse_ref, summary_run,
 )
 from citetrace.store._pgschema import SCHEMA, migrate, schema_version
 from citetrace.store._sqlite import _call_from_json, _call_to_json
@@ -273,17 +273,20 @@ class PostgresStore:
 
     # -- the claim ledger ---------------------------------------------------------------------------
     def ledger_write(
-        self, run_id: str, *, entries: Sequence[LedgerEntry] = (), rows: Sequence[LedgerRow] = ()
+        self, run_id: str, *, entries: Sequence[LedgerEntry] = (), rows: Sequence[LedgerRow] = (),
+        after_seq: int | None = None,
     ) -> list[int]:
         run_id = _clean(run_id)
         with self._conn(write=True) as conn:
             seqs: list[int] = []
-            if entries:
+            if entries or after_seq is not None:
                 # one writer per run's journal at a time, on every host: seqs stay dense and never collide
                 conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", ("ledger:" + run_id,))
                 row = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM ledger_journal WHERE run_id = %s",
                                    (run_id,)).fetchone()
                 last = int(row[0]) if row else 0
+                check_after_seq(run_id, last, after_seq)
+            if entries:
                 seqs = list(range(last + 1, last + 1 + len(entries)))
                 conn.cursor().executemany(
                     "INSERT INTO ledger_journal(run_id, seq, kind, data) VALUES (%s,%s,%s,%s)",

@@ -23,7 +23,7 @@ from urllib.parse import quote
 from citetrace._redact import sink_safe
 from citetrace._urls import canonical_url, url_key
 from citetrace.store._model import (
-    AmbiguousRunId, Document, LedgerEntry, LedgerRow, RunRecord, StoreBusy, StoreError, ToolCallRecord, ToolResponse, content_hash,
+    AmbiguousRunId, Document, LedgerEntry, LedgerRow, RunRecord, StoreBusy, StoreError, ToolCallRecord, ToolResponse, check_after_seq, content_hash,
     ModelCitation,
     make_ref, parse_ref, summary_run,
 )
@@ -258,14 +258,17 @@ class SQLiteStore:
 
     # -- the claim ledger ---------------------------------------------------------------------------
     def ledger_write(
-        self, run_id: str, *, entries: Sequence[LedgerEntry] = (), rows: Sequence[LedgerRow] = ()
+        self, run_id: str, *, entries: Sequence[LedgerEntry] = (), rows: Sequence[LedgerRow] = (),
+        after_seq: int | None = None,
     ) -> list[int]:
-        with self._tx() as conn:
+        with self._tx() as conn:  # BEGIN IMMEDIATE: no other writer between the check and the insert
             seqs: list[int] = []
-            if entries:
+            if entries or after_seq is not None:
                 (last,) = conn.execute(
                     "SELECT COALESCE(MAX(seq), 0) FROM ledger_journal WHERE run_id = ?", (run_id,)
                 ).fetchone()
+                check_after_seq(run_id, int(last), after_seq)
+            if entries:
                 seqs = list(range(int(last) + 1, int(last) + 1 + len(entries)))
                 conn.executemany(
                     "INSERT INTO ledger_journal(run_id, seq, kind, data) VALUES (?,?,?,?)",
