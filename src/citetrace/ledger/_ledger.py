@@ -34,6 +34,7 @@ _CONFLICT_TRIES = 100
 """How many times one call is re-applied on a re-read state before it gives up (each try lost a race)."""
 
 _F = TypeVar("_F", bound=Callable[..., Any])
+_T = TypeVar("_T")
 
 
 def _serialised(method: _F) -> _F:
@@ -52,13 +53,7 @@ def _serialised(method: _F) -> _F:
                 return method(self, *args, **kwargs)
             self._depth += 1
             try:
-                for _ in range(_CONFLICT_TRIES):
-                    try:
-                        return method(self, *args, **kwargs)
-                    except StoreConflict:
-                        self._reload()
-                raise LedgerError(f"run {self.run_id}: other writers kept writing this ledger first; "
-                                  f"{method.__name__} was not applied after {_CONFLICT_TRIES} tries")
+                return self._until_applied(lambda: method(self, *args, **kwargs), method.__name__)
             finally:
                 self._depth -= 1
     return wrapper  # type: ignore[return-value]
@@ -351,13 +346,17 @@ class Ledger:
         with self._lock:
             if self._depth or rows:
                 return self._commit_once(entries, rows)
-            for _ in range(_CONFLICT_TRIES):
-                try:
-                    return self._commit_once(entries, rows)
-                except StoreConflict:
-                    self._reload()
-            raise LedgerError(f"run {self.run_id}: other writers kept writing this ledger first; "
-                              f"{len(entries)} journal entries were not written after {_CONFLICT_TRIES} tries")
+            return self._until_applied(lambda: self._commit_once(entries, rows), f"{len(entries)} journal entries")
+
+    def _until_applied(self, attempt: Callable[[], _T], what: str) -> _T:
+        """Run ``attempt`` until the store takes its write, re-reading the run after each lost race."""
+        for _ in range(_CONFLICT_TRIES):
+            try:
+                return attempt()
+            except StoreConflict:
+                self._reload()
+        raise LedgerError(f"run {self.run_id}: other writers kept writing this ledger first; {what} "
+                          f"not applied after {_CONFLICT_TRIES} tries")
 
     def _commit_once(self, entries: list[tuple[str, dict[str, Any]]],
                      rows: list[tuple[str, str, dict[str, Any]]]) -> list[dict[str, Any]]:
