@@ -117,6 +117,19 @@ def test_replay_of_the_recorded_bench_gives_the_same_figures(clean: tuple[Path, 
                {k: v for k, v in a["spread"].items() if k != "total_ms"}
 
 
+def test_the_documented_ci_workflow_passes_a_replayed_bench(clean: tuple[Path, dict[str, Any]]) -> None:
+    """examples/ci/citetrace-bench.yml: baseline from the recorded bench, bench again with every tool replayed
+    from it, gate. The same agent on the same answers passes. Before, every question failed on total_ms (the
+    replayed runs make no HTTP call, so they ran in a fraction of the recorded time)."""
+    tmp, _bench = clean
+    assert _cli(tmp, "baseline", "--from-bench", "clean.json", "--out", "ci-base.json").returncode == 0
+    replayed = _cli(tmp, "bench", str(SET), "--agent", AGENT, "--repeat", "2", "--replay", "clean.json",
+                    "--out", "ci.json")
+    assert replayed.returncode == 0, replayed.stderr
+    gated = _cli(tmp, "gate", "--bench", "ci.json", "--baseline", "ci-base.json")
+    assert gated.returncode == 0, gated.stdout + gated.stderr
+
+
 def test_bad_agent_is_one_line(tmp_path: Path) -> None:
     """An --agent that cannot be imported exits 2 with one line naming it."""
     done = _cli(tmp_path, "bench", str(SET), "--agent", "no_such_module:run")

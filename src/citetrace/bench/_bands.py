@@ -13,7 +13,21 @@ from typing import Any, Mapping
 from citetrace.bench._runner import METRICS
 from citetrace.bench._stats import band
 
-__all__ = ["baseline_from_bench", "gate_bench", "compare_benches", "BandError"]
+__all__ = ["baseline_from_bench", "gate_bench", "compare_benches", "BandError", "BAD_DIRECTION", "UNGATED"]
+
+BAD_DIRECTION: dict[str, int] = {
+    "passed": -1, "citation_coverage": -1, "support_rate": -1,
+    "dead_or_unfetched_rate": 1, "empty_searches": 1, "failed_reads": 1, "rate_limited": 1,
+    "uncited_from_retrieval": 1, "cited_not_fetched": 1,
+    "searches": 0, "reads": 0, "citations": 0,
+}
+"""Which way a figure's move fails the gate: -1 falling, +1 rising, 0 either (what the agent does changed).
+Decision: as ``citetrace gate`` treats eval's rates, a bench that got better is not a regression."""
+
+UNGATED = ("total_ms",)
+"""Reported and compared, never gated: wall-clock time depends on the machine and on replay (a replayed
+bench makes no HTTP call), so the documented CI workflow (replay in CI, gate on a recorded baseline) would
+fail every question on it."""
 
 
 class BandError(ValueError):
@@ -52,13 +66,19 @@ def gate_bench(bench: Mapping[str, Any], baseline: Mapping[str, Any]) -> list[tu
             failures.append(("known_answer", f"question {qid}: the report missed the known answer ({q.get('answer')})"))
         for metric, b in (baseline["questions"].get(qid) or {}).items():
             mean = (q["spread"].get(metric) or {}).get("mean")
-            if mean is not None and not b["low"] <= mean <= b["high"]:
+            if mean is not None and metric not in UNGATED and _bad_move(metric, mean, b["low"], b["high"]):
                 failures.append(("outside_band", f"question {qid}: {metric} {mean:.3g} is outside "
                                                  f"[{b['low']:.3g}, {b['high']:.3g}]"))
     missing = sorted(set(baseline["questions"]) - set(questions))
     if missing:
         failures.append(("missing_question", f"the bench has no result for {', '.join(missing)}"))
     return failures
+
+
+def _bad_move(metric: str, mean: float, low: float, high: float) -> bool:
+    """Whether ``mean`` left the band on the side that fails ``metric`` (both sides for an unknown figure)."""
+    direction = BAD_DIRECTION.get(metric, 0)
+    return (direction <= 0 and mean < low) or (direction >= 0 and mean > high)
 
 
 def compare_benches(a: Mapping[str, Any], b: Mapping[str, Any], *, k: float = 3.0,
