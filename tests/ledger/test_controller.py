@@ -187,7 +187,7 @@ def test_vital_signs_survive_restart_and_bad_budgets_are_refused(ledger: Ledger)
     again = Ledger.open(ledger.run_id, store=ledger.store)
     assert [(i["iteration"], i["trigger"]) for i in again.iterations()] == [(1, "insufficient_evidence")]
     assert again.stop_reason() == "budget_exhausted:iterations"
-    with pytest.raises(LedgerError, match="budget tokens must be a positive number"):
+    with pytest.raises(LedgerError, match="budget tokens must be a positive finite number"):
         Budgets(tokens=0)
     ctl = RevisionController(ledger)
     iter(ctl)
@@ -221,3 +221,11 @@ def test_a_store_that_fails_mid_revision_stops_with_hard_error() -> None:
     ctl = RevisionController(ledger, Budgets(iterations=5))
     assert len(list(ctl)) == 1
     assert (ctl.stop_reason, ctl.stop_detail) == ("hard_error", "OSError: disk full")
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_a_budget_that_bounds_nothing_is_refused(value: float) -> None:
+    """Budgets(wall_clock_s=nan) was accepted: every comparison with NaN is false, so that dimension never ran
+    out (and inf is no bound either). A bounded revision needs finite caps."""
+    with pytest.raises(LedgerError, match="budget wall_clock_s must be a positive finite number"):
+        Budgets(wall_clock_s=value)

@@ -376,3 +376,21 @@ def test_two_processes_writing_one_sqlite_ledger_keep_every_claim(tmp_path: Path
     assert len(claims) == 50 and len({c.id for c in claims}) == 50
     assert sorted(c.text for c in claims) == sorted(f"Claim {i} of writer {w}." for w in "AB" for i in range(25))
     assert led.audit().ok, led.audit().breaks
+
+
+@pytest.mark.parametrize("published_at", ["2025-01-01", True, float("nan"), float("inf")])
+def test_published_at_that_is_no_epoch_time_is_refused_on_entry(ledger: Ledger, published_at: object) -> None:
+    """published_at is epoch seconds. A date string was stored as given and the freshness check later raised
+    a TypeError traceback out of ``assess``; now the entry is refused with one line naming the argument."""
+    with pytest.raises(LedgerError, match=r"published_at must be epoch seconds \(a finite number\)"):
+        ledger.add_evidence(VENDOR, "SSO is available on the Business and Enterprise tiers.", query="q",
+                            source_class="vendor_docs", published_at=published_at)  # type: ignore[arg-type]
+    assert ledger.evidence_records() == []
+
+
+@pytest.mark.parametrize("query", [None, 42])
+def test_a_query_that_is_no_text_is_refused(ledger: Ledger, query: object) -> None:
+    """The record keeps the query that found the span; None or a number was stored as if it were one."""
+    with pytest.raises(LedgerError, match="the query for .* must be a str"):
+        ledger.add_evidence(VENDOR, "SSO is available on the Business and Enterprise tiers.", query=query,  # type: ignore[arg-type]
+                            source_class="vendor_docs")

@@ -9,6 +9,7 @@ its vital signs go to the ledger's journal and to the metrics. Stop rules, first
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
@@ -37,8 +38,9 @@ class Budgets:
     def __post_init__(self) -> None:
         for dim in names.BUDGET_DIMENSIONS:
             value = getattr(self, dim)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-                raise LedgerError(f"budget {dim} must be a positive number, got {value!r}")
+            # NaN compares false with everything and inf is no cap: neither would ever stop the loop
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
+                raise LedgerError(f"budget {dim} must be a positive finite number, got {value!r}")
 
 
 @dataclass(frozen=True)

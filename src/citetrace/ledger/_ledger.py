@@ -8,6 +8,7 @@ ledger enforces the state contract; judging what a span says is ``citetrace.ledg
 from __future__ import annotations
 
 import functools
+import math
 import re
 import threading
 import time
@@ -196,6 +197,11 @@ class Ledger:
             raise LedgerError("add_evidence needs a URL")
         if not isinstance(span, str):
             raise LedgerError(f"the span for {url} must be a str, got {type(span).__name__}")
+        if not isinstance(query, str):
+            raise LedgerError(f"the query for {redact_url(url)} must be a str, got {type(query).__name__}")
+        if published_at is not None and (isinstance(published_at, bool) or not isinstance(published_at, (int, float))
+                                         or not math.isfinite(published_at)):
+            raise LedgerError(f"published_at must be epoch seconds (a finite number) or None, got {published_at!r}")
         if not isinstance(source_class, str) or not _CLASS.match(source_class):
             raise LedgerError(f"source_class must be a short lower-case tag such as {names.SOURCE_CLASSES[0]!r},"
                               f" got {source_class!r}")
