@@ -157,3 +157,27 @@ def test_an_action_of_a_group_names_itself_in_its_error(tmp_path: Path, command:
     line = _one_line_error(_citetrace(*command, "--store", f"sqlite:///{tmp_path / 'store.db'}", cwd=tmp_path))
     assert line.startswith(prefix), line
     assert _citetrace("runs", "--store", "ftp://x", cwd=tmp_path).stderr.startswith("citetrace runs: error: ")
+
+
+@pytest.mark.parametrize(("command", "flag", "value"), [
+    ("eval", "--judge-workers", "0"), ("eval", "--judge-workers", "-3"), ("eval", "--stale-days", "-5"),
+    ("eval", "--judge-retries", "-1"), ("eval", "--judge-timeout", "nan"),
+    ("baseline", "--k", "-1"), ("baseline", "--k", "nan"), ("baseline", "--k", "inf"), ("baseline", "--tolerance", "-1"),
+    ("baseline", "--runs", "-2"), ("judge-eval", "--max-drop", "-1"), ("judge-eval", "--max-drop", "nan"),
+    ("compare", "--k", "nan"), ("compare", "--tolerance", "-0.5"), ("bench", "--repeat", "0"),
+    ("demo", "--interval", "nan"), ("demo", "--timeout", "inf"), ("demo", "--rounds", "0"), ("ui", "--port", "70000"),
+])
+def test_a_number_flag_out_of_range_is_an_argument_error(tmp_path: Path, command: str, flag: str, value: str) -> None:
+    """Every number flag says what it accepts, before any work: exit 2, the flag named, no traceback. Before,
+    ``baseline --k nan`` wrote bands of [0, 1] (so ``gate --baseline`` passed any run), ``--k -1`` or
+    ``--tolerance -1`` inverted the bands, and ``eval --judge-workers 0`` or ``--stale-days -5`` ran as if
+    given something else."""
+    positional = {"eval": ["r1"], "baseline": ["r1", "r2", "--out", str(tmp_path / "b.json")], "judge-eval": [],
+                  "compare": ["a.json", "b.json"], "bench": ["q.yaml", "--agent", "m:f"], "demo": [], "ui": []}
+    uri = _store_with_runs(tmp_path / "store.db", "r1", "r2")
+    store = ["--store", uri] if command in ("eval", "baseline", "ui", "demo", "bench") else []
+    out = _citetrace(command, *positional[command], *store, flag, value, cwd=tmp_path)
+    last = out.stderr.strip().splitlines()[-1]
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+    assert last.startswith(f"citetrace {command}: error: argument {flag}: expected ") and repr(value) in last, last
+    assert not (tmp_path / "b.json").exists()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import math
 import os
 import sys
 from typing import TYPE_CHECKING, Any, Sequence
@@ -25,7 +26,8 @@ from citetrace._version import version
 if TYPE_CHECKING:
     from citetrace.store import Store
 
-__all__ = ["main", "build_parser", "CommandError", "open_store_for_reading", "positive_int", "store_uri"]
+__all__ = ["main", "build_parser", "CommandError", "fraction", "non_negative_int", "non_negative_number",
+           "open_store_for_reading", "positive_int", "positive_number", "store_uri", "tcp_port"]
 
 # Modules that define ``register(subparsers) -> None``; each adds parsers whose ``func(args) -> int`` runs.
 _COMMAND_MODULES = (
@@ -43,15 +45,65 @@ class CommandError(Exception):
     """A problem with the user's input: printed as one line, exit status 2."""
 
 
-def positive_int(raw: str) -> int:
-    """argparse type: a whole number >= 1 (``--limit -5`` is an argument error, not "every run")."""
+def _whole(raw: str, minimum: int) -> int:
     try:
         value = int(raw)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {raw!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {raw!r}")
+        raise argparse.ArgumentTypeError(f"expected a whole number >= {minimum}, got {raw!r}") from None
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= {minimum}, got {raw!r}")
     return value
+
+
+def positive_int(raw: str) -> int:
+    """argparse type: a whole number >= 1 (``--limit -5`` is an argument error, not "every run")."""
+    return _whole(raw, 1)
+
+
+def non_negative_int(raw: str) -> int:
+    """argparse type: a whole number >= 0."""
+    return _whole(raw, 0)
+
+
+def _finite(raw: str, what: str) -> float:
+    try:
+        value = float(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {raw!r}") from None
+    if not math.isfinite(value):  # float() takes "nan" and "inf": a nan band half-width passes every run
+        raise argparse.ArgumentTypeError(f"expected {what}, got {raw!r}")
+    return value
+
+
+def positive_number(raw: str) -> float:
+    """argparse type: a finite number > 0 (seconds, intervals)."""
+    value = _finite(raw, "a finite number > 0")
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {raw!r}")
+    return value
+
+
+def non_negative_number(raw: str) -> float:
+    """argparse type: a finite number >= 0 (a band's half-width in standard deviations, a tolerance)."""
+    value = _finite(raw, "a finite number >= 0")
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {raw!r}")
+    return value
+
+
+def fraction(raw: str) -> float:
+    """argparse type: a rate from 0 to 1."""
+    value = _finite(raw, "a number from 0 to 1")
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {raw!r}")
+    return value
+
+
+def tcp_port(raw: str) -> int:
+    """argparse type: a TCP port, 0 (any free one) to 65535."""
+    if not (raw.isascii() and raw.isdigit()) or not 0 <= int(raw) <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a TCP port 0..65535, got {raw!r}")
+    return int(raw)
 
 
 def store_uri(arg: str | None) -> str:

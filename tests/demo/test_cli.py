@@ -108,7 +108,7 @@ def test_list_shows_questions_and_faults(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("args", "needle"), [(("--faults", "boom"), "unknown fault(s) boom"),
                                               (("--questions", "nope"), "unknown question(s) nope"),
-                                              (("--interval", "-1"), "positive number"),
+                                              (("--interval", "-1"), "finite number > 0"),
                                               (("--store", "bogus://x"), "unsupported store URI"),
                                               (("--agent", " "), "--agent must not be empty")])
 def test_bad_flags_exit_2_with_one_line(tmp_path: Path, args: tuple[str, ...], needle: str) -> None:

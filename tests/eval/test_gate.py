@@ -57,6 +57,20 @@ def test_baseline_needs_two_runs_and_files_are_validated(tmp_path: object) -> No
         load_baseline(f"{tmp_path}/missing.json")
 
 
+@pytest.mark.parametrize("band", [{"low": float("nan"), "high": 1.0}, {"low": 0.2, "high": float("inf")},
+                                  {"low": 0.9, "high": 0.1}])
+def test_a_baseline_band_that_is_not_finite_or_inverted_is_refused(tmp_path: object, band: dict[str, float]) -> None:
+    """A band with NaN or infinity (JSON allows both) or low above high would pass or fail every run without
+    saying so: the file is refused, naming the entry."""
+    good = build_baseline([_eval(GOOD), _eval(GOOD)])
+    good["metrics"]["support_rate"].update(band)
+    path = f"{tmp_path}/b.json"
+    with open(path, "w") as fh:
+        json.dump(good, fh)
+    with pytest.raises(ValueError, match="bad entry for 'support_rate'"):
+        load_baseline(path)
+
+
 def test_kappa_and_wilson_known_values() -> None:
     """Cohen's kappa and the Wilson interval match hand-computed values."""
     a = ["S", "S", "S", "A", "A", "A", "S", "A", "S", "S"]

@@ -8,15 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from citetrace import _jsonfile, names
-from citetrace.cli import CommandError
+from citetrace.cli import CommandError, non_negative_number, positive_int
 
 __all__ = ["register", "read_json", "gate_bench_command", "baseline_bench_command"]
-
-
-def _positive(raw: str) -> int:
-    if not (raw.isascii() and raw.isdigit()) or int(raw) < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {raw!r}")
-    return int(raw)
 
 
 def read_json(path: str, what: str) -> Any:
@@ -36,7 +30,7 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     p.add_argument("questions", metavar="QUESTIONS.yaml", help="the question set (YAML or JSON; see docs/bench.md)")
     p.add_argument("--agent", required=True, metavar="pkg.module:callable",
                    help="called as agent(question) -> report text (or None: the run's recorded answer)")
-    p.add_argument("--repeat", type=_positive, default=1, help="runs per question (default 1)")
+    p.add_argument("--repeat", type=positive_int, default=1, help="runs per question (default 1)")
     p.add_argument("--replay", metavar="RUN_OR_BENCH",
                    help="answer every tool from a recorded run (a run id) or from a bench's own runs (its JSON)")
     p.add_argument("--store", help=f"run store URI (default: {names.ENV_STORE} or {names.STORE_DEFAULT_URI})")
@@ -48,8 +42,8 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
                        "figure's delta against A's band, and questions whose failure profile changed.")
     c.add_argument("a", metavar="A.json", help="the reference result (its spread makes the bands)")
     c.add_argument("b", metavar="B.json", help="the result compared with it")
-    c.add_argument("--k", type=float, default=3.0, help="band half-width in standard deviations (default 3)")
-    c.add_argument("--tolerance", type=float, default=0.02, help="extra absolute margin (default 0.02)")
+    c.add_argument("--k", type=non_negative_number, default=3.0, help="band half-width in standard deviations (default 3)")
+    c.add_argument("--tolerance", type=non_negative_number, default=0.02, help="extra absolute margin (default 0.02)")
     c.add_argument("--json", action="store_true", help="print JSON")
     c.set_defaults(func=_cmd_compare)
 

@@ -18,34 +18,12 @@ from typing import Any, Iterable, Sequence
 
 from citetrace import names
 from citetrace._extras import require
-from citetrace.cli import CommandError, store_uri
+from citetrace.cli import CommandError, positive_int, positive_number, store_uri, tcp_port
 from citetrace.demo._plan import Question
 
 __all__ = ["register", "demo_command"]
 
 _OTLP_TRACES_ENDPOINT = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
-
-
-def _positive(raw: str) -> float:
-    try:
-        value = float(raw)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {raw!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {raw!r}")
-    return value
-
-
-def _port(raw: str) -> int:
-    if not raw.isdigit() or not 0 <= int(raw) <= 65535:
-        raise argparse.ArgumentTypeError(f"expected a TCP port 0..65535, got {raw!r}")
-    return int(raw)
-
-
-def _count(raw: str) -> int:
-    if not raw.isdigit() or int(raw) < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {raw!r}")
-    return int(raw)
 
 
 def shown_faults(questions: Sequence[Question], faults: Iterable[str]) -> str:
@@ -71,7 +49,7 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     faults.add_argument("--no-faults", action="store_true", help="clean runs only (same as --faults none)")
     p.add_argument("--store", default=None, metavar="URI",
                    help="run store (default: $CITETRACE_STORE or sqlite:///.citetrace/store.db)")
-    p.add_argument("--metrics-port", type=_port, default=None, metavar="PORT",
+    p.add_argument("--metrics-port", type=tcp_port, default=None, metavar="PORT",
                    help="serve Prometheus metrics on 127.0.0.1:PORT while the demo runs "
                    "(default: $CITETRACE_METRICS_PORT, else 0 = a free port)")
     p.add_argument("--no-metrics", action="store_true", help="do not serve metrics")
@@ -81,10 +59,10 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     p.add_argument("--agent", default="demo-researcher", metavar="NAME",
                    help="the agent name on the runs (the `agent` metric label; default demo-researcher)")
     p.add_argument("--loop", action="store_true", help="keep producing runs until stopped (for docker-compose)")
-    p.add_argument("--interval", type=_positive, default=5.0, metavar="SECONDS",
+    p.add_argument("--interval", type=positive_number, default=5.0, metavar="SECONDS",
                    help="pause between rounds with --loop (default 5)")
-    p.add_argument("--rounds", type=_count, default=None, metavar="N", help="with --loop, stop after N rounds")
-    p.add_argument("--timeout", type=_positive, default=0.75, metavar="SECONDS",
+    p.add_argument("--rounds", type=positive_int, default=None, metavar="N", help="with --loop, stop after N rounds")
+    p.add_argument("--timeout", type=positive_number, default=0.75, metavar="SECONDS",
                    help="the page reader's timeout (default 0.75; the slow page answers after twice that)")
     p.add_argument("--check", action="store_true",
                    help="exit 1 if any run's summary differs from its hand-computed expectation")

@@ -12,7 +12,10 @@ from typing import Any, Sequence
 
 from citetrace import names
 from citetrace._reflist import url_map_of
-from citetrace.cli import CommandError, open_store_for_reading, store_uri
+from citetrace.cli import (
+    CommandError, fraction, non_negative_int, non_negative_number, open_store_for_reading, positive_int, positive_number,
+    store_uri,
+)
 from citetrace.eval._data import LABEL_SETS
 from citetrace.eval._evaluate import EvalError, RunEvaluation, evaluate_run
 from citetrace.eval._format import ProgressBar, format_evaluation, format_judge_report
@@ -29,11 +32,11 @@ def _judge_options(p: argparse.ArgumentParser) -> None:
                    help=f"auto (default): llm when {names.ENV_OPENAI_BASE_URL} and a model are set, else deterministic")
     p.add_argument("--judge-model", help=f"model name for the LLM judge (or {names.ENV_JUDGE_MODEL})")
     p.add_argument("--nli-model", help="NLI checkpoint directory or package.module:factory (with --judge nli)")
-    p.add_argument("--judge-workers", type=int, default=4,
+    p.add_argument("--judge-workers", type=positive_int, default=4,
                    help="claims judged at once by an LLM judge (one claim per call; default 4)")
-    p.add_argument("--judge-timeout", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--judge-timeout", type=positive_number, default=None, metavar="SECONDS",
                    help="seconds one LLM judge request may take (default 30)")
-    p.add_argument("--judge-retries", type=int, default=None, metavar="N",
+    p.add_argument("--judge-retries", type=non_negative_int, default=None, metavar="N",
                    help="retries after 429/5xx/timeouts, waiting what Retry-After asks (at most 60 s; default 2)")
 
 
@@ -41,7 +44,7 @@ def _eval_options(p: argparse.ArgumentParser) -> None:
     _judge_options(p)
     p.add_argument("--store", help=f"run store URI (default: {names.ENV_STORE} or {names.STORE_DEFAULT_URI})")
     p.add_argument("--offline", action="store_true", help="skip the liveness check (the only network access)")
-    p.add_argument("--stale-days", type=int, default=365, metavar="DAYS",
+    p.add_argument("--stale-days", type=non_negative_int, default=365, metavar="DAYS",
                    help="a claim phrased as current ('now', 'latest') citing a page older than this is stale")
     p.add_argument("--metrics-file", help="write the eval metrics in Prometheus text format to this file")
 
@@ -96,13 +99,13 @@ def register(subparsers: Any) -> None:
                     "each rate's mean and a band of mean +/- k standard deviations plus --tolerance to --out. The "
                     "file records how the runs were evaluated, so a gate made another way is refused.")
     b.add_argument("run_ids", nargs="*", metavar="RUN_ID", help="existing runs to use")
-    b.add_argument("--runs", type=int, default=0, help="run the agent this many times first (needs --command)")
+    b.add_argument("--runs", type=non_negative_int, default=0, help="run the agent this many times first (needs --command)")
     b.add_argument("--command", dest="agent_command", help="command that runs the agent once, recording into the same store")
     b.add_argument("--from-bench", metavar="BENCH.json",
                    help="learn the bands from a bench's repeats (per question and figure) instead of runs")
     b.add_argument("--out", required=True, metavar="FILE", help="where to write the baseline JSON")
-    b.add_argument("--k", type=float, default=3.0, help="band half-width in standard deviations (default 3)")
-    b.add_argument("--tolerance", type=float, default=0.02,
+    b.add_argument("--k", type=non_negative_number, default=3.0, help="band half-width in standard deviations (default 3)")
+    b.add_argument("--tolerance", type=non_negative_number, default=0.02,
                    help="extra absolute margin on each side of a band, as a rate (default 0.02)")
     _eval_options(b)
     b.set_defaults(func=_cmd_baseline)
@@ -118,7 +121,7 @@ def register(subparsers: Any) -> None:
     j.add_argument("--json", action="store_true", help="print the agreement report as JSON")
     j.add_argument("--history", metavar="FILE",
                    help="append this run to a judge-eval history (per judge, version and model) and compare")
-    j.add_argument("--max-drop", type=float, default=0.05,
+    j.add_argument("--max-drop", type=fraction, default=0.05,
                    help="with --history: alert (exit 1) when agreement fell more than this since the last "
                         "comparable run (the canary rule; default 0.05)")
     j.add_argument("--metrics-file", help="write citetrace_judge_agreement_ratio in Prometheus text format")

@@ -16,6 +16,7 @@ only in the bad direction of a rate (coverage and support may rise freely; contr
 
 from __future__ import annotations
 
+import math
 import statistics
 import time
 from dataclasses import dataclass, field
@@ -87,6 +88,13 @@ def build_baseline(evals: Sequence[RunEvaluation], *, k: float = 3.0, tolerance:
             "judge": evals[0].judge, "made_with": made[0], "runs": [ev.run_id for ev in evals], "metrics": metrics}
 
 
+def _finite_band(band: dict[str, Any]) -> bool:
+    """low and high are finite numbers, low <= high: a NaN band passes every run, an inverted one fails all."""
+    low, high = band.get("low"), band.get("high")
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in (low, high))
+    return numbers and low <= high  # type: ignore[operator]
+
+
 def load_baseline(path: str) -> dict[str, Any]:
     """Read a baseline file; ValueError names the problem."""
     data = read_json(path, "baseline")
@@ -97,7 +105,7 @@ def load_baseline(path: str) -> dict[str, Any]:
             or not isinstance(data.get("made_with"), dict):
         raise ValueError(f"baseline {path!r} is not a citetrace baseline (version {BASELINE_VERSION})")
     for name, band in data["metrics"].items():
-        if name not in DIRECTIONS or not all(isinstance(band.get(k), (int, float)) for k in ("low", "high")):
+        if name not in DIRECTIONS or not isinstance(band, dict) or not _finite_band(band):
             raise ValueError(f"baseline {path!r}: bad entry for {name!r}")
     return data
 

@@ -7,18 +7,12 @@ from typing import Any
 
 from citetrace import names
 from citetrace._jsonfile import read_json
-from citetrace.cli import CommandError, open_store_for_reading
+from citetrace.cli import CommandError, open_store_for_reading, tcp_port
 from citetrace.store import Store
 
 __all__ = ["register"]
 
 _STORE_HELP = f"run store URI (default: ${names.ENV_STORE} or {names.STORE_DEFAULT_URI})"
-
-
-def _port(raw: str) -> int:
-    if not (raw.isascii() and raw.isdigit()) or not 0 <= int(raw) <= 65535:
-        raise argparse.ArgumentTypeError(f"expected a TCP port 0..65535, got {raw!r}")
-    return int(raw)
 
 
 def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -40,7 +34,7 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
     u = sub.add_parser("ui", help="browse runs in a local, read-only web page",
                        description="Serve the run list (filter by outcome, agent, failure reason; search by run "
                        "or trace id) and each run's page, read-only. Binds 127.0.0.1 unless --host says otherwise.")
-    u.add_argument("--port", type=_port, default=8377, help="TCP port (default 8377; 0 picks a free one)")
+    u.add_argument("--port", type=tcp_port, default=8377, help="TCP port (default 8377; 0 picks a free one)")
     u.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     u.add_argument("--store", default=None, help=_STORE_HELP)
     u.add_argument("--review-queue", metavar="FILE", help="also serve this review queue (from `citetrace review "
