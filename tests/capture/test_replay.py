@@ -22,6 +22,17 @@ class QuotaError(Exception):
     """A tool's own exception type."""
 
 
+class NeedsInit(Exception):
+    """An exception that cannot even print without its constructor's arguments."""
+
+    def __init__(self, code: int, detail: str) -> None:
+        super().__init__(code, detail)
+        self.code, self.detail = code, detail
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.detail}"
+
+
 @pytest.fixture
 def web() -> Iterator[LocalServer]:
     """A search API and two pages on 127.0.0.1."""
@@ -254,3 +265,81 @@ def test_an_unreadable_store_refuses_replay_instead_of_going_live(
             search("lake orrin")
     broken.close()
     assert web.requests == []
+
+
+def test_http_errors_raised_by_urllib_requests_and_httpx_replay_whole(web: LocalServer) -> None:
+    """A 404 raised by urllib (``urlopen``), requests (``raise_for_status``) and httpx comes back from replay as an
+    exception the agent can use like the live one: its type, message, status (urllib's ``code``/``status``/
+    ``reason``, requests' and httpx's ``response.status_code``) and a traceback that prints. Before, urllib's
+    HTTPError was rebuilt without its constructor: every attribute raised KeyError('file'), so ``e.code``, ``str(e)``
+    and printing the traceback failed (the interpreter lost sys.stderr), and the recorded span lost its 404."""
+    import traceback
+    import urllib.error
+    import urllib.request
+
+    import httpx
+
+    @traced_tool(kind="fetch")
+    def with_urllib(url: str) -> str:
+        return str(urllib.request.urlopen(url, timeout=5).read().decode())
+
+    @traced_tool(kind="fetch")
+    def with_requests(url: str) -> str:
+        response = requests.get(url, timeout=5)
+        response.raise_for_status()
+        return response.text
+
+    @traced_tool(kind="fetch")
+    def with_httpx(url: str) -> str:
+        response = httpx.get(url, timeout=5)
+        response.raise_for_status()
+        return response.text
+
+    def agent() -> tuple[str, list[tuple[Any, ...]]]:
+        seen: list[tuple[Any, ...]] = []
+        with research_run("q") as run:
+            for tool in (with_urllib, with_requests, with_httpx):
+                try:
+                    tool(f"{web.base}/page/gone")
+                except urllib.error.HTTPError as exc:
+                    seen.append((type(exc), str(exc), exc.code, exc.status, exc.reason,
+                                 "urllib.error.HTTPError: HTTP Error 404" in "".join(traceback.format_exception(exc))))
+                except (requests.HTTPError, httpx.HTTPStatusError) as exc:
+                    seen.append((type(exc), str(exc).split(" for url")[0], exc.response.status_code))
+        return run.id, seen
+
+    with capture_spans(record_responses=True) as cap:
+        recorded_id, recorded = agent()
+        with no_network() as attempts, replay(recorded_id, store=cap.store) as rp:
+            _again_id, again = agent()
+        assert attempts == [] and rp.replayed == 3
+        assert again == recorded and recorded[0][:5] == (urllib.error.HTTPError, "HTTP Error 404: Not Found", 404,
+                                                         404, "Not Found")
+        statuses = [(s.attributes or {}).get("http.response.status_code") for s in cap.spans
+                    if (s.attributes or {}).get("gen_ai.tool.name") == "with_urllib"]
+        assert statuses == [404, 404]
+
+
+def test_an_exception_that_needs_its_constructor_to_print_replays_printable() -> None:
+    """A tool's exception whose __str__ reads what __init__ set: rebuilt without calling __init__ it could not
+    print (AttributeError from str(), and from the traceback). It comes back as a subclass, so ``except NeedsInit``
+    still catches it, with the recorded message and a traceback that prints."""
+    import traceback
+
+    @traced_tool(kind="search")
+    def picky(query: str) -> list[Any]:
+        raise NeedsInit(503, f"backend down for {query}")
+
+    def agent() -> tuple[str, tuple[Any, ...]]:
+        with research_run("q") as run:
+            try:
+                picky("x")
+            except NeedsInit as exc:
+                return run.id, (str(exc), "NeedsInit: 503: backend down for x" in "".join(traceback.format_exception(exc)))
+        raise AssertionError("not raised")
+
+    with capture_spans(record_responses=True) as cap:
+        recorded_id, recorded = agent()
+        with no_network(), replay(recorded_id, store=cap.store):
+            _again_id, again = agent()
+    assert again == recorded == ("503: backend down for x", True)

@@ -17,12 +17,17 @@ the arguments are keyed in that same redacted form, so replay still matches. A p
 from __future__ import annotations
 
 import dataclasses
+import email.message
 import hashlib
 import importlib
+import io
 import json
+import urllib.error
 from typing import Any, Mapping, Sequence
 
 from citetrace._redact import redact_text
+from citetrace._urls import redact_url
+from citetrace.capture._extract import http_status_of_exc
 
 __all__ = ["MAX_PAYLOAD_BYTES", "args_key", "encode_result", "encode_exception", "decode", "ReplayUnavailable"]
 
@@ -130,18 +135,21 @@ def encode_result(result: Any) -> dict[str, Any]:
 
 
 def encode_exception(exc: BaseException) -> dict[str, Any]:
-    """The payload of a raised exception: its class, (redacted) message and the HTTP status it carried."""
-    response = getattr(exc, "response", None)
-    status = getattr(response, "status_code", None) if response is not None else getattr(exc, "status_code", None)
+    """The payload of a raised exception: its class, (redacted) message and the HTTP status it carried (read as
+    the span reads it, so urllib's ``code`` counts too), and urllib's URL and reason, which its constructor needs."""
     out: dict[str, Any] = {"cls": _qualname(exc), "message": redact_text(str(exc))}
-    if isinstance(status, int):
+    status = http_status_of_exc(exc)
+    if status is not None:
         out["http_status"] = status
+    if isinstance(exc, urllib.error.HTTPError):
+        out["url"] = redact_url(str(exc.filename or ""))
+        out["reason"] = redact_text(str(exc.msg))
     return {"raise": out}
 
 
 def _with_status(exc: BaseException, status: int) -> BaseException:
     """Give a rebuilt exception the response status it carried (a 429 stays rate_limited when replayed)."""
-    if getattr(exc, "response", None) is not None:
+    if getattr(exc, "response", None) is not None or http_status_of_exc(exc) == status:
         return exc
     try:
         import requests
@@ -157,13 +165,18 @@ def _with_status(exc: BaseException, status: int) -> BaseException:
     return exc
 
 
-def _exception(cls_name: str, message: str) -> BaseException:
+def _exception(cls_name: str, message: str, raised: Mapping[str, Any]) -> BaseException:
     try:
         cls = _load(cls_name)
     except (ImportError, AttributeError):
         cls = None
     if not (isinstance(cls, type) and issubclass(cls, BaseException)):
         return RuntimeError(f"{cls_name}: {message}")
+    if issubclass(cls, urllib.error.HTTPError) and isinstance(raised.get("http_status"), int):
+        # built by its own constructor: without it every attribute raises KeyError('file') (its __getattr__
+        # reads a file object __init__ sets), so e.code, str(e) and printing the traceback all failed
+        return cls(str(raised.get("url") or ""), int(raised["http_status"]), str(raised.get("reason") or ""),
+                   email.message.Message(), io.BytesIO(b""))
     try:
         exc = cls(message)
         if str(exc) == message:
@@ -172,7 +185,28 @@ def _exception(cls_name: str, message: str) -> BaseException:
         pass
     exc = cls.__new__(cls)
     exc.args = (message,)
+    try:
+        str(exc), repr(exc)
+    except Exception:  # noqa: BLE001 - a class that needs its __init__ even to print: a subclass that can
+        exc = _printable(cls)(message)
     return exc
+
+
+def _printable(cls: type[BaseException]) -> type[BaseException]:
+    """A subclass of ``cls`` (so ``except cls`` still catches it) that prints its message and has only the
+    attributes it was given: a replayed exception must never fail where the live one was handled."""
+    def __init__(self: BaseException, message: str) -> None:
+        BaseException.__init__(self, message)
+
+    def __str__(self: BaseException) -> str:
+        return str(self.args[0]) if self.args else ""
+
+    def __getattr__(self: BaseException, name: str) -> Any:
+        raise AttributeError(name)
+
+    return type(cls.__name__, (cls,), {"__init__": __init__, "__str__": __str__, "__repr__": BaseException.__repr__,
+                                       "__getattr__": __getattr__, "__module__": cls.__module__,
+                                       "__qualname__": cls.__qualname__})
 
 
 def decode(payload: Mapping[str, Any]) -> Any:
@@ -180,7 +214,7 @@ def decode(payload: Mapping[str, Any]) -> Any:
     if "json" in payload:
         return payload["json"]
     if "raise" in payload:
-        exc = _exception(str(payload["raise"]["cls"]), str(payload["raise"]["message"]))
+        exc = _exception(str(payload["raise"]["cls"]), str(payload["raise"]["message"]), payload["raise"])
         status = payload["raise"].get("http_status")
         return _with_status(exc, status) if isinstance(status, int) else exc
     if "requests" in payload:
