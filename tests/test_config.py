@@ -41,6 +41,9 @@ def test_citetrace_switch_beats_genai_switch() -> None:
         (names.ENV_CAPTURE_CONTENT, "maybe", "capture_content", False),
         (names.ENV_METRICS, "prometheus", "metrics", "embedded"),
         (names.ENV_TRACE_TTL_SECONDS, "-1", "trace_ttl_seconds", 600.0),
+        # an infinite TTL keeps every unfinished trace, an infinite exit wait can hang exit: not numbers here
+        (names.ENV_TRACE_TTL_SECONDS, "inf", "trace_ttl_seconds", 600.0),
+        (names.ENV_STORE_EXIT_WAIT_SECONDS, "Infinity", "store_exit_wait_seconds", 5.0),
     ],
 )
 def test_bad_env_warns_and_falls_back(
@@ -63,6 +66,8 @@ def test_bad_arguments_raise() -> None:
         load_settings(environ={}, sample_percent=101)
     with pytest.raises(ValueError, match="metrics"):
         load_settings(environ={}, metrics="both")
+    with pytest.raises(ValueError, match="trace_ttl_seconds"):
+        load_settings(environ={}, trace_ttl_seconds=float("inf"))
 
 
 def test_env_flag() -> None:

@@ -10,6 +10,7 @@ what it accepts. ``OTEL_*`` values are read as the OpenTelemetry SDK and util-ge
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -90,9 +91,14 @@ def _genai_content() -> Kind:
 
 
 def _number(cast: type, low: float, *, strict: bool = False, high: float | None = None) -> Kind:
-    """An int or float ``>= low`` (``> low`` when strict), at most ``high``."""
+    """A finite int or float ``>= low`` (``> low`` when strict), at most ``high``.
+
+    Finite: ``float("inf")`` would be a TTL that keeps every unfinished trace or an exit wait that never ends.
+    """
     def ok(value: Any) -> bool:
         if isinstance(value, bool) or not isinstance(value, (int, float) if cast is float else int):
+            return False
+        if isinstance(value, float) and not math.isfinite(value):
             return False
         return (value > low if strict else value >= low) and (high is None or value <= high)
 
