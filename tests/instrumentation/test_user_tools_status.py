@@ -89,3 +89,46 @@ def test_good_calls_stay_ok(tools: str, instrumentor: CiteTraceInstrumentor, cap
     mod.search_with_thumbnail("q", server.base)  # type: ignore[attr-defined]
     got = [(s.attributes or {}).get(names.TOOL_STATUS) for s in cap.tool_spans()]
     assert got == [names.STATUS_OK, names.STATUS_OK, names.STATUS_OK]  # results found, whatever 404 came after
+
+
+def test_a_replay_sees_what_the_probes_saw(tools: str, instrumentor: CiteTraceInstrumentor,
+                                           server: LocalServer) -> None:
+    """What the HTTP probes saw during a recorded call (the 429 a fetch kept as text, a 200, where a redirect
+    ended) is recorded with its response and seen again on replay, where no request is made: the replayed
+    calls have the same status, HTTP status and final URL, and the same summary. Before, a replayed kept 429
+    was an ``empty`` read with no status, and a redirected read lost its final URL (the cited target became
+    ``cited_not_fetched``)."""
+    from citetrace import replay, research_run
+    from citetrace.summary import SpanRecord, summarize
+    from citetrace.testing import capture_spans, no_network
+
+    server.routes["/busy"] = (429, "slow down", "text/plain")
+    server.routes["/new"] = (200, PAGE, "text/html")
+    server.redirects["/old"] = "/new"
+    mod = _instrument(instrumentor, tools)
+
+    def agent() -> str:
+        with research_run(question="q") as run:
+            mod.fetch(f"{server.base}/busy")  # type: ignore[attr-defined]
+            mod.fetch(f"{server.base}/old")  # type: ignore[attr-defined]
+            run.record_answer(f"A claim [1].\n\n[1] {server.base}/new")
+        return run.id
+
+    def calls(cap: Captured, run_id: str) -> list[tuple[object, ...]]:
+        return [((s.attributes or {}).get(names.TOOL_STATUS), (s.attributes or {}).get(names.HTTP_RESPONSE_STATUS_CODE),
+                 (s.attributes or {}).get(names.URL_FINAL)) for s in cap.tool_spans()
+                if (s.attributes or {}).get(names.RUN_ID) == run_id]
+
+    def summary(cap: Captured, run_id: str) -> dict[str, object]:
+        out = summarize([SpanRecord.from_readable_span(s) for s in cap.spans
+                         if (s.attributes or {}).get(names.RUN_ID) == run_id]).to_dict()
+        return {k: v for k, v in out.items() if k not in ("run_id", "trace_id", "keep", "total_ms", "slowest_ms")}
+
+    with capture_spans(record_responses=True, empty_fetch_chars=20) as cap:
+        recorded = agent()
+        assert calls(cap, recorded) == [(names.STATUS_RATE_LIMITED, 429, None), (names.STATUS_OK, 200, f"{server.base}/new")]
+        with no_network() as attempts, replay(recorded, store=cap.store):
+            again = agent()
+        assert attempts == []
+        assert calls(cap, again) == calls(cap, recorded)
+        assert summary(cap, again) == summary(cap, recorded) and summary(cap, again)["cited_not_fetched"] == 0

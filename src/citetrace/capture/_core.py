@@ -28,7 +28,7 @@ from citetrace.capture._responses import args_key, encode_exception, encode_resu
 from citetrace.capture._context import CURRENT_RUN, IN_TOOL, TOOL_CALL_ID, in_tool_call, run_in_context
 from citetrace.capture._failure import record_failure
 from citetrace.capture._pending import child_context
-from citetrace.capture._status import observed_status
+from citetrace.capture._status import observations, observed_status
 
 __all__ = ["ToolSpec", "invoke", "ainvoke", "traced_call", "atraced_call", "in_tool_call"]
 
@@ -170,8 +170,8 @@ class _Call:
     def finish(self, result: Any) -> None:
         elapsed = time.perf_counter() - self.t0 if self.run is not None else 0.0
         self.detach()
-        if self.rkey is not None and self.run is not None:
-            self.run.add_response(self.spec.name, self.rkey, encode_result(result))
+        if self.rkey is not None:
+            self._keep_response(encode_result(result))
         spec = self.spec
         settings = self.tel.settings
         attrs: dict[str, Any] = {}
@@ -265,8 +265,8 @@ class _Call:
     def fail(self, exc: BaseException) -> None:
         elapsed = time.perf_counter() - self.t0 if self.run is not None else 0.0
         self.detach()
-        if self.rkey is not None and self.run is not None:
-            self.run.add_response(self.spec.name, self.rkey, encode_exception(exc))
+        if self.rkey is not None:
+            self._keep_response(encode_exception(exc))
         http_status = _extract.http_status_of_exc(exc)
         if http_status is None:  # ValueError(<error JSON>), UsageLimitExceededError: the probe saw the status
             http_status = observed_status()
@@ -296,6 +296,16 @@ class _Call:
             record_failure(span, exc, error_type)
         span.end()
         self._record(status, elapsed, http_status, None if failed else 0, 0, error_type, [])
+
+    def _keep_response(self, payload: dict[str, Any]) -> None:
+        """Record the call's response for replay, with what the HTTP probes saw during it (statuses,
+        redirects): a replay feeds them back, so a kept 429 or a redirect classifies the same."""
+        if self.run is None:
+            return
+        seen = observations()
+        if seen:
+            payload = {**payload, "observed": seen}
+        self.run.add_response(self.spec.name, self.rkey or "", payload)
 
     def _doc_run_id(self) -> str:
         """The run the documents go under: the run's id, or (no run) the trace id, as the summary keys it."""

@@ -30,6 +30,7 @@ from citetrace import names
 from citetrace import _telemetry
 from citetrace.config import Settings
 from citetrace.capture._responses import args_key, decode
+from citetrace.capture._status import feed_observations
 
 __all__ = ["Replay", "ReplayMiss", "replay", "current", "MISS_POLICIES"]
 
@@ -105,6 +106,7 @@ class Replay:
                                      f"{spec.name!r} with these arguments ({_shown(args, kwargs, spec.skip_self)})")
         else:
             outcome = decode(payload)
+            return _returning(outcome, is_async, payload.get("observed"))
         return _returning(outcome, is_async)
 
 
@@ -116,9 +118,12 @@ def _shown(args: Sequence[Any], kwargs: Mapping[str, Any], skip_self: bool) -> s
     return redact_text(", ".join(parts))[:300]
 
 
-def _returning(outcome: Any, is_async: bool) -> Callable[..., Any]:
+def _returning(outcome: Any, is_async: bool, observed: Any = None) -> Callable[..., Any]:
+    """The stand-in: shows the probes what the recorded call's HTTP requests showed them (``observed``),
+    then returns or raises the recorded outcome."""
     if is_async:
         async def arecorded(*_args: Any, **_kwargs: Any) -> Any:
+            feed_observations(observed)
             if isinstance(outcome, BaseException):
                 raise outcome
             return outcome
@@ -126,6 +131,7 @@ def _returning(outcome: Any, is_async: bool) -> Callable[..., Any]:
         return arecorded
 
     def recorded(*_args: Any, **_kwargs: Any) -> Any:
+        feed_observations(observed)
         if isinstance(outcome, BaseException):
             raise outcome
         return outcome

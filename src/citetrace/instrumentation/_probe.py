@@ -16,7 +16,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar, Token
 from typing import Any, Callable, Iterator
 
-from citetrace.capture._internal import redirect_of, set_redirect_source, set_status_source
+from citetrace._urls import redact_url
+from citetrace.capture._internal import redirect_of, set_observation_seam, set_redirect_source, set_status_source
 
 __all__ = ["scope", "open_scope", "close_scope", "record", "saw", "saw_failure", "in_scope", "last_status", "status_recorder",
            "record_redirect", "redirects"]
@@ -144,5 +145,31 @@ def status_recorder(status_of: Callable[[tuple[Any, ...], dict[str, Any], Any], 
     return wrapper
 
 
+def observed() -> dict[str, Any]:
+    """What the current scope saw, as JSON for a recorded response (redirect URLs redacted, as stored)."""
+    seen = _SCOPE.get()
+    if seen is None:
+        return {}
+    out: dict[str, Any] = {}
+    if seen.statuses:
+        out["statuses"] = list(seen.statuses)
+    if seen.redirects:
+        out["redirects"] = [[redact_url(origin), redact_url(final)] for origin, final in seen.redirects]
+    return out
+
+
+def replay_into(recorded: dict[str, Any]) -> None:
+    """Record a replayed call's observations into the current scope, as its HTTP requests would have."""
+    seen = _SCOPE.get()
+    if seen is None:
+        return
+    seen.statuses.extend(s for s in recorded.get("statuses") or () if isinstance(s, int) and not isinstance(s, bool))
+    for pair in recorded.get("redirects") or ():
+        if isinstance(pair, (list, tuple)) and len(pair) == 2 and all(isinstance(u, str) for u in pair):
+            if len(seen.redirects) < _MAX_REDIRECTS:
+                seen.redirects.append((pair[0], pair[1]))
+
+
 set_status_source(last_status)  # capture reads the probe's last status through this one seam
+set_observation_seam(observed, replay_into)  # and keeps what the scope saw for replay
 set_redirect_source(redirects, (open_scope, close_scope))  # and the redirects through this one
