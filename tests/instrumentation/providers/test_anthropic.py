@@ -155,3 +155,28 @@ def test_raw_streamed_response_is_read_when_the_callers_stream_ends(instrumented
     events = [e.type for e in raw.parse()]
     assert events[0] == "message_start" and events[-1] == "message_stop"
     assert [s[names.TOOL_KIND] for s in provider_spans(cap)] == ["search", "fetch"]
+
+
+async def test_async_raw_response_is_read_and_its_parse_awaited(instrumented: Any, cap: Captured,
+                                                                 server: LocalServer) -> None:
+    """AsyncAnthropic ``with_raw_response.create``, plain and streamed: the searches are read (the plain one at
+    once, the stream when the caller's stream ends), and the caller's ``await raw.parse()`` gets the SDK's own
+    result. Before, the async raw response's ``parse()`` was called without ``await``: nothing was recorded and
+    the agent's stderr got "coroutine 'AsyncAPIResponse.parse' was never awaited"."""
+    import gc
+    import warnings
+
+    client = anthropic.AsyncAnthropic(base_url=server.base, api_key="sk-ant-test", max_retries=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _serve(server, anthropic_blocks())
+        raw = await client.messages.with_raw_response.create(**ARGS)
+        assert (await raw.parse()).content[0].type == "server_tool_use"
+        assert [s[names.TOOL_KIND] for s in provider_spans(cap)] == ["search"]
+        _serve(server, anthropic_blocks(fetch=(SOURCE_B, PAGE)), stream=True)
+        raw = await client.messages.with_raw_response.create(**ARGS, stream=True)
+        events = [e.type async for e in await raw.parse()]
+        gc.collect()
+    assert events[0] == "message_start" and events[-1] == "message_stop"
+    assert [s[names.TOOL_KIND] for s in provider_spans(cap)] == ["search", "search", "fetch"]
+    assert [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)] == []

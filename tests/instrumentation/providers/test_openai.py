@@ -190,3 +190,21 @@ def test_uninstrumented_client_records_nothing(cap: Captured, server: LocalServe
     _serve(server, openai_response())
     _client(server).responses.create(model="gpt-5", input="q", tools=TOOLS, include=SOURCES)
     assert provider_spans(cap) == []
+
+
+async def test_async_raw_response_is_read_once(instrumented: Any, cap: Captured, server: LocalServer) -> None:
+    """AsyncOpenAI ``responses.with_raw_response.create`` returns openai's legacy raw response, whose ``parse()``
+    is synchronous even on the async client (unlike anthropic's): read once, the caller's ``parse()`` unchanged,
+    no never-awaited coroutine."""
+    import gc
+    import warnings
+
+    _serve(server, openai_response())
+    client = openai.AsyncOpenAI(base_url=server.base + "/v1", api_key="sk-test", max_retries=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        raw = await client.responses.with_raw_response.create(model="gpt-5", input="q", tools=TOOLS, include=SOURCES)
+        assert raw.parse().output[0].type == "web_search_call"
+        gc.collect()
+    assert len(provider_spans(cap)) == 1
+    assert [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)] == []

@@ -12,6 +12,8 @@ event by event without changing what the caller receives, and read when they end
 
 from __future__ import annotations
 
+import inspect
+
 import logging
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -187,6 +189,12 @@ def _parsed(result: Any) -> Any:
     return result
 
 
+def _is_async_raw(result: Any) -> bool:
+    """An async client's ``with_raw_response`` result, whose ``parse()`` is a coroutine to await (calling it
+    without awaiting reads nothing and leaves a never-awaited coroutine)."""
+    return hasattr(result, "http_response") and inspect.iscoroutinefunction(getattr(result, "parse", None))
+
+
 class _StreamProxy(wrapt.ObjectProxy):  # type: ignore[misc,type-arg]
     """A provider stream, event for event, read once it ends (exhausted, closed, or its ``with`` left)."""
 
@@ -279,15 +287,26 @@ def _proxy_raw_stream(raw: Any, folder: Callable[[Any], Folder], done: Callable[
     the SDK's parse cache, so the caller's own ``parse()`` gets the proxied stream. Left alone if the SDK's
     cache is not where it is expected."""
     try:
-        stream = raw.parse()
-        cache = getattr(raw, "_parsed_by_type", None)  # the SDK's own parse cache (openai/anthropic legacy responses)
-        if _is_stream(stream) and isinstance(cache, dict):
-            proxy = _StreamProxy(stream, folder(stream), done)
-            for key, value in list(cache.items()):
-                if value is stream:
-                    cache[key] = proxy
+        _cache_proxy(raw, raw.parse(), folder, done)
     except Exception as exc:  # noqa: BLE001 - never break the caller's stream
         _telemetry.count_error("capture", exc)
+
+
+async def _aproxy_raw_stream(raw: Any, folder: Callable[[Any], Folder], done: Callable[[Any], None]) -> None:
+    """``_proxy_raw_stream`` for an async client's raw response (its ``parse()`` is awaited)."""
+    try:
+        _cache_proxy(raw, await raw.parse(), folder, done)
+    except Exception as exc:  # noqa: BLE001 - never break the caller's stream
+        _telemetry.count_error("capture", exc)
+
+
+def _cache_proxy(raw: Any, stream: Any, folder: Callable[[Any], Folder], done: Callable[[Any], None]) -> None:
+    cache = getattr(raw, "_parsed_by_type", None)  # the SDK's own parse cache (openai/anthropic legacy responses)
+    if _is_stream(stream) and isinstance(cache, dict):
+        proxy = _StreamProxy(stream, folder(stream), done)
+        for key, value in list(cache.items()):
+            if value is stream:
+                cache[key] = proxy
 
 
 def response_wrapper(read: Callable[[Any, dict[str, Any]], Reading | None],
@@ -315,13 +334,32 @@ def response_wrapper(read: Callable[[Any, dict[str, Any]], Reading | None],
         read_safely(read, body, kwargs)
         return result
 
+    async def ahandle(result: Any, kwargs: dict[str, Any]) -> Any:
+        if not _is_async_raw(result):
+            return handle(result, kwargs)
+        def done(final: Any) -> None:
+            if final is not None:
+                read_safely(read, final, kwargs)
+
+        if kwargs.get("stream"):
+            if folder is not None:
+                await _aproxy_raw_stream(result, folder, done)
+            return result
+        try:
+            body = await result.parse()  # cached by the SDK: the caller's own parse() gets this object
+        except Exception as exc:  # noqa: BLE001
+            _telemetry.count_error("capture", exc)
+            return result
+        read_safely(read, body, kwargs)
+        return result
+
     def factory(switch: Switch) -> Any:
         if is_async:
 
             async def awrapper(wrapped: Any, instance: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
                 with _sdk_call():
                     result = await wrapped(*args, **kwargs)
-                return handle(result, kwargs) if switch.active and _telemetry.current().enabled else result
+                return await ahandle(result, kwargs) if switch.active and _telemetry.current().enabled else result
 
             return awrapper
 
