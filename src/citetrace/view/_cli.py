@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import logging
+import sys
 from typing import Any
 
 from citetrace import names
@@ -98,6 +100,7 @@ def _review_desk(args: argparse.Namespace) -> Any:
 
 
 def _cmd_ui(args: argparse.Namespace) -> int:
+    from citetrace._stopsignals import STOP_GRACE_S, StopSignals
     from citetrace.view._server import RunBrowser
 
     review = _review_desk(args)
@@ -105,13 +108,23 @@ def _cmd_ui(args: argparse.Namespace) -> int:
     try:
         browser = RunBrowser(store, host=args.host, port=args.port, review=review)
     except OSError as exc:
+        store.close()
         raise CommandError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from exc
     mode = f"review queue at {browser.url}review, labels to {args.labels_out}" if review else "read-only"
-    print(f"citetrace ui: serving {store.uri} at {browser.url} ({mode}; Ctrl-C stops)", flush=True)
-    try:
-        browser.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        browser.stop()
+    with StopSignals("citetrace ui") as stop:
+        browser.start()
+        print(f"citetrace ui: serving {store.uri} at {browser.url} ({mode}; Ctrl-C stops)", flush=True)
+        stop.wait()
+        left = browser.stop(STOP_GRACE_S)
+        _close_quietly(store)
+        cut = f"; {left} request(s) unfinished after {STOP_GRACE_S:g} s were dropped" if left else ""
+        print(f"citetrace ui: stopped ({stop.name}){cut}", file=sys.stderr, flush=True)
     return 0
+
+
+def _close_quietly(store: Store) -> None:
+    """Close the store at stop; a failure there is one log line, never a traceback or a stuck exit."""
+    try:
+        store.close()
+    except Exception as exc:  # noqa: BLE001 - the stop must finish
+        logging.getLogger("citetrace.view").warning("citetrace ui: closing %s failed: %s", store.uri, exc)

@@ -10,12 +10,14 @@ also sent as a header.
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from citetrace._stopsignals import STOP_GRACE_S
 from citetrace.store import Store
 from citetrace.view._page import content_security_policy, render_run_list
 from citetrace.view._review import MAX_FORM_BYTES, ReviewDesk
@@ -126,15 +128,42 @@ def _plain(message: str) -> str:
 
 
 class _Server(ThreadingHTTPServer):
+    """Daemon request threads, counted so that a stop can give the ones in flight a bounded time to finish."""
+
     daemon_threads = True
+    block_on_close = False  # RunBrowser.stop waits for requests itself, within a bound
 
     def __init__(self, address: tuple[str, int], store: Store, review: ReviewDesk | None) -> None:
         self.store = store
         self.review = review
+        self._idle = threading.Condition()
+        self._active = 0
         super().__init__(address, _Handler)
         host, port = self.server_address[:2]
         shown = host.decode() if isinstance(host, bytes) else str(host)
         self.origin = f"http://{f'[{shown}]' if ':' in shown else shown}:{port}"
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        with self._idle:
+            self._active += 1
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            with self._idle:
+                self._active -= 1
+                self._idle.notify_all()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """One line in the log, never socketserver's traceback on stderr (a client gone, a socket closed at stop)."""
+        exc = sys.exc_info()[1]
+        _log.debug("ui: request from %s failed: %s: %s", client_address[0] if client_address else "?",
+                   type(exc).__name__, exc)
+
+    def wait_idle(self, timeout: float) -> int:
+        """Wait up to ``timeout`` s for the requests in flight to finish; return how many still are."""
+        with self._idle:
+            self._idle.wait_for(lambda: self._active == 0, timeout)
+            return self._active
 
 
 class RunBrowser:
@@ -152,20 +181,21 @@ class RunBrowser:
 
     def start(self) -> "RunBrowser":
         """Serve in a daemon thread."""
-        self._thread = threading.Thread(target=self._server.serve_forever, name="citetrace-ui", daemon=True)
+        # a 0.1 s poll (http.server's default is 0.5 s) so that a stop is seen at once
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.1},
+                                        name="citetrace-ui", daemon=True)
         self._thread.start()
         return self
 
-    def serve_forever(self) -> None:
-        """Serve on this thread until interrupted."""
-        self._server.serve_forever()
-
-    def stop(self) -> None:
-        """Stop serving and close the socket."""
-        self._server.shutdown()
-        self._server.server_close()
+    def stop(self, grace_s: float = STOP_GRACE_S) -> int:
+        """Stop accepting (the listening socket is closed first), give the requests in flight ``grace_s`` seconds
+        to finish, and return how many still had not (left to their daemon threads, which end with the process)."""
         if self._thread is not None:
+            self._server.shutdown()  # returns once the loop has seen it (within its 0.1 s poll)
             self._thread.join(timeout=5)
+            self._thread = None
+        self._server.server_close()
+        return self._server.wait_idle(grace_s)
 
     def __enter__(self) -> "RunBrowser":
         return self.start()
