@@ -12,6 +12,9 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
+
+from _stopping import IGNORE_SIGINT, STOP_BOUND_S, Command
 from citetrace import names
 from citetrace.serve import encode_request
 
@@ -69,7 +72,7 @@ def test_a_quiet_stop_says_nothing_was_lost() -> None:
     assert "OTLP/HTTP on" in proc.stderr.readline()  # listening: the start-up line is printed once bound
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=30)
-    assert proc.returncode == 0 and "stopped; 0 trace(s) were in flight (nothing lost)" in err, err
+    assert proc.returncode == 0 and "stopped (SIGTERM); 0 trace(s) were in flight (nothing lost)" in err, err
 
 
 def _wait_for_runs(metrics_port: int, runs: int) -> None:
@@ -118,3 +121,28 @@ def test_runs_writes_the_sqlite_store_and_stops_on_sigterm(tmp_path: Path) -> No
                             capture_output=True, text=True, check=True).stdout
     [run] = [r for r in json.loads(listed) if r["run_id"] == "cli-run"]
     assert run["summary"]["failed"] is True  # `citetrace runs` works against the service's store
+
+
+@pytest.mark.parametrize("sig, shell", [
+    (signal.SIGINT, ""),
+    (signal.SIGINT, IGNORE_SIGINT),  # as `citetrace serve &` in a script starts it
+    (signal.SIGTERM, "exec 0<&-"),  # stdin closed, as under a supervisor
+    (signal.SIGHUP, ""),  # killed without its last line or the drain before the shared stop
+], ids=["SIGINT", "SIGINT-inherited-ignored", "SIGTERM-stdin-closed", "SIGHUP"])
+def test_every_stop_signal_stops_it_cleanly_with_a_request_in_flight(sig: signal.Signals, shell: str) -> None:
+    """A request whose body is still arriving does not hold the stop: exit 0 within the bound, the stop line
+    naming the signal, and nothing else on stderr (no traceback)."""
+    with Command("serve", "--port", "0", "--metrics-port", "0", "--store", "memory://", shell=shell) as serve:
+        port = int(serve.wait_for(r"OTLP/HTTP on http://127\.0\.0\.1:(\d+)/").group(1))
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as slow:
+            slow.sendall(b"POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\n"
+                         b"Content-Length: 1000\r\n\r\n" + b"\x0a" * 10)
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=10) as health:
+                assert health.status == 200  # answered after the slow one was accepted: that one is in flight
+            serve.send(sig)
+            status, took = serve.finish()
+    assert status == 0, serve.stderr
+    start, stop = serve.stderr.splitlines()
+    assert start.startswith("citetrace serve: OTLP/HTTP on")
+    assert stop == f"citetrace serve: stopped ({sig.name}); 0 trace(s) were in flight (nothing lost)"
+    assert took < STOP_BOUND_S

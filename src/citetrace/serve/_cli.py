@@ -1,17 +1,17 @@
-"""`citetrace serve`: parse flags (flag > environment variable > default), run the service until SIGTERM/SIGINT."""
+"""`citetrace serve`: parse flags (flag > environment variable > default), run the service until a stop signal
+(SIGINT, SIGTERM or SIGHUP, ``citetrace._stopsignals``)."""
 
 from __future__ import annotations
 
 import argparse
 import gc
 import os
-import signal
 import sys
-import threading
 from typing import Any
 
 from citetrace import _settings, names
 from citetrace._extras import require
+from citetrace._stopsignals import StopSignals
 from citetrace.cli import CommandError
 
 __all__ = ["register"]
@@ -97,12 +97,12 @@ def _run(args: argparse.Namespace) -> int:
     except OSError as exc:
         store.close()
         raise CommandError(str(exc)) from None
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
-    print(f"citetrace serve: OTLP/HTTP on http://{options.host}:{service.port}/v1/traces, "
-          f"metrics on http://{options.host}:{service.metrics_port}/metrics", file=sys.stderr, flush=True)
-    lost = service.run_until(stop)
-    fate = "summaries incomplete or lost" if lost else "nothing lost"
-    print(f"citetrace serve: stopped; {lost} trace(s) were in flight ({fate})", file=sys.stderr, flush=True)
+    with StopSignals("citetrace serve") as stop:
+        print(f"citetrace serve: OTLP/HTTP on http://{options.host}:{service.port}/v1/traces, "
+              f"metrics on http://{options.host}:{service.metrics_port}/metrics", file=sys.stderr, flush=True)
+        stop.wait()
+        lost = service.stop()
+        fate = "summaries incomplete or lost" if lost else "nothing lost"
+        print(f"citetrace serve: stopped ({stop.name}); {lost} trace(s) were in flight ({fate})", file=sys.stderr,
+              flush=True)
     return 0

@@ -57,7 +57,7 @@ class ServeOptions:
 
 
 class Service:
-    """One running ``citetrace serve``. ``start()``, then ``stop()`` (or ``run_until(event)``)."""
+    """One running ``citetrace serve``. ``start()``, then ``stop()``."""
 
     def __init__(
         self,
@@ -173,11 +173,6 @@ class Service:
             except Exception as exc:  # noqa: BLE001
                 self._store_error(exc)
         return lost
-
-    def run_until(self, stop: threading.Event) -> int:
-        """Block until ``stop`` is set, then ``stop()``; returns traces lost."""
-        stop.wait()
-        return self.stop()
 
     # -- ingestion (HTTP threads) --------------------------------------------------------------------
     def _accept(self, decoded: Decoded) -> Accepted:
