@@ -19,6 +19,7 @@ import pytest
 import requests
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
+from _stopping import IGNORE_SIGINT, STOP_BOUND_S, Command
 from citetrace import names
 from citetrace.demo import DEFAULT_QUESTIONS, question
 
@@ -211,3 +212,19 @@ def test_otlp_export_sends_failed_traces_in_full(tmp_path: Path, receiver: tuple
         assert "invoke_agent demo-researcher" in names_in_trace, row["question"]
         if row["summary"]["failure_reasons"]:
             assert len(names_in_trace) == 1 + len(row["calls"]), row["question"]
+
+
+@pytest.mark.parametrize("sig, shell", [(signal.SIGINT, IGNORE_SIGINT), (signal.SIGHUP, "exec 0<&-")],
+                         ids=["SIGINT-inherited-ignored", "SIGHUP-stdin-closed"])
+def test_loop_stops_on_every_stop_signal_between_two_runs(sig: signal.Signals, shell: str) -> None:
+    """--loop started as a script's `demo --loop &` (SIGINT ignored) stops on SIGINT; SIGHUP stops it too;
+    the run in progress finishes, the stop is one line, the exit 0 within the bound."""
+    with Command("demo", "--loop", "--interval", "0.1", "--questions", "storage,bikeshare", "--json",
+                 "--no-metrics", "--store", "memory://", shell=shell, env=_env()) as demo:
+        demo.wait_for(r'^\{"question"')  # a run is done: the loop is running
+        demo.send(sig)
+        status, took = demo.finish()
+    assert status == 0, demo.stderr
+    runs = [json.loads(line) for line in demo.stdout.splitlines() if line.startswith("{")]
+    assert demo.stderr == f"citetrace demo: stopped ({sig.name}) after {len(runs)} run(s)\n"
+    assert took < STOP_BOUND_S

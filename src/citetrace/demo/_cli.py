@@ -8,16 +8,16 @@ standard ``OTEL_EXPORTER_OTLP_ENDPOINT`` / ``OTEL_TRACES_EXPORTER`` variables).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
-import signal
 import sys
-import threading
 from dataclasses import asdict
 from typing import Any, Iterable, Sequence
 
 from citetrace import names
 from citetrace._extras import require
+from citetrace._stopsignals import StopSignals
 from citetrace.cli import CommandError, positive_int, positive_number, store_uri, tcp_port
 from citetrace.demo._plan import Question
 
@@ -150,9 +150,6 @@ def demo_command(args: argparse.Namespace) -> int:
                               metrics_port=None if args.no_metrics else port)
     except (ValueError, OSError) as exc:
         raise CommandError(str(exc)) from None
-    stop = threading.Event()
-    if args.loop and threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, lambda *_: stop.set())
     store = telemetry.store
     mismatches = 0
     printed = 0
@@ -173,21 +170,27 @@ def demo_command(args: argparse.Namespace) -> int:
         where = f"http://127.0.0.1:{server.server_port}/metrics" if server is not None else "off"
         print(f"citetrace demo: {len(questions)} question(s), {shown_faults(questions, faults)}\n"
               f"  store {store.uri if store else '-'}   metrics {where}\n", flush=True)
+    # --loop runs until a stop signal (SIGINT, SIGTERM, SIGHUP), seen between two runs; a one-shot demo keeps
+    # Python's Ctrl-C (KeyboardInterrupt)
+    stop = StopSignals("citetrace demo") if args.loop else None
     rounds = 0
     try:
-        with DemoServers(faults=faults, slow_seconds=2 * args.timeout) as servers:
+        with stop or contextlib.nullcontext(), DemoServers(faults=faults, slow_seconds=2 * args.timeout) as servers:
             while True:
                 run_demo(questions, faults, store=store, servers=servers, timeout=args.timeout,
                          slow_seconds=2 * args.timeout, on_run=on_run, agent_name=args.agent,
-                         flush=lambda: telemetry.force_flush(2_000))
-                if args.with_ledger:  # the claim-ledger scenarios too, so the ledger's dashboard row has data
-                    from citetrace.demo._ledger_demo import run_ledger_demo
+                         flush=lambda: telemetry.force_flush(2_000), should_stop=stop.asked if stop else None)
+                if args.with_ledger and not (stop and stop.asked()):  # the claim-ledger scenarios too, so the
+                    from citetrace.demo._ledger_demo import run_ledger_demo  # ledger's dashboard row has data
 
                     run_ledger_demo()
                     telemetry.force_flush(2_000)
                 rounds += 1
-                if not args.loop or (args.rounds is not None and rounds >= args.rounds) or stop.wait(args.interval):
+                if (stop is None or (args.rounds is not None and rounds >= args.rounds)
+                        or stop.wait(args.interval)):
                     break
+            if stop is not None and stop.name:
+                print(f"citetrace demo: stopped ({stop.name}) after {printed} run(s)", file=sys.stderr, flush=True)
     except KeyboardInterrupt:
         pass
     finally:

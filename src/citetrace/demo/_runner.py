@@ -70,6 +70,7 @@ def run_demo(
     on_run: Callable[[RunResult], None] | None = None,
     summary_wait: float = 2.0,
     flush: Callable[[], object] | None = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> list[RunResult]:
     """Run demo questions (default set, every fault on) and return one ``RunResult`` per run.
 
@@ -77,7 +78,8 @@ def run_demo(
     running ``servers`` to reuse them (``--loop``); otherwise the demo starts and stops its own. The reader
     gives up after ``timeout`` seconds and the slow page answers after ``slow_seconds``. ``flush`` (e.g.
     ``telemetry.force_flush``) is called after each run so the summarizer's store write lands at once;
-    without it the summary is polled for up to ``summary_wait`` seconds.
+    without it the summary is polled for up to ``summary_wait`` seconds. ``should_stop`` is asked before
+    each run: True ends the round there (``--loop`` stopped by a signal finishes the run in progress only).
     """
     chosen = resolve_questions(questions)
     enabled = F.parse_faults(faults)
@@ -92,6 +94,8 @@ def run_demo(
         results: list[RunResult] = []
         try:
             for q in chosen:
+                if should_stop is not None and should_stop():
+                    break
                 result = agent.run(q)
                 if result.span_summary is not None:  # a summarizer is active: its store write follows shortly
                     if flush is not None:
