@@ -229,3 +229,16 @@ def test_a_budget_that_bounds_nothing_is_refused(value: float) -> None:
     out (and inf is no bound either). A bounded revision needs finite caps."""
     with pytest.raises(LedgerError, match="budget wall_clock_s must be a positive finite number"):
         Budgets(wall_clock_s=value)
+
+
+@pytest.mark.parametrize("amount", [{"tokens": "812"}, {"tokens": float("nan")}, {"tool_calls": float("inf")},
+                                    {"tokens": True}, {"tokens": -1}])
+def test_spend_takes_only_finite_non_negative_numbers(ledger: Ledger, amount: dict[str, Any]) -> None:
+    """``it.spend(tokens="812")`` was a bare TypeError from a comparison, and ``tokens=nan`` was added: the spent
+    total became NaN and the token budget could never run out. Each is a one-line LedgerError naming it."""
+    _insufficient(ledger)
+    ctl = RevisionController(ledger, Budgets(iterations=2))
+    for it in ctl:
+        with pytest.raises(LedgerError, match="spend.. takes finite non-negative numbers"):
+            it.spend(**amount)
+        break

@@ -394,3 +394,29 @@ def test_a_query_that_is_no_text_is_refused(ledger: Ledger, query: object) -> No
     with pytest.raises(LedgerError, match="the query for .* must be a str"):
         ledger.add_evidence(VENDOR, "SSO is available on the Business and Enterprise tiers.", query=query,  # type: ignore[arg-type]
                             source_class="vendor_docs")
+
+
+def test_secrets_in_claims_queries_and_questions_are_redacted_in_every_ledger_sink(fetched: Store) -> None:
+    """A claim, a sub-question and a query carry text the agent wrote: like the recorded answer and a search's
+    query text, they are stored and shown redacted (key shapes, secret URL parameters, ``password=`` in a
+    query). Before, the journal, the rows, ``render()``, ``ledger show --json`` and the refusal message kept
+    them verbatim. Evidence spans are page text, checked verbatim against the stored page, and stay as read."""
+    import json
+
+    key = "sk-live-ABCDEF1234567890abcdef"
+    ledger = Ledger(RUN, store=fetched)
+    q = ledger.add_question(f"Does the key {key} work on https://acme.example/admin?token=t0psecret ?")
+    ledger.record_query(q, f"acme login password=hunter2 {key}")
+    e = ledger.add_evidence(VENDOR, "SSO is available on the Business and Enterprise tiers.",
+                            query=f"acme sso password=hunter2 {key}", source_class="vendor_docs")
+    c = ledger.add_claim(f"The admin key {key} opens https://acme.example/admin?token=t0psecret for SSO.")
+    ledger.link(c, supports=[e])
+    with pytest.raises(EvidenceError) as refused:
+        ledger.add_evidence(f"{NEWS}?api_key={key}", "not on the page", query="q", source_class="news")
+    sinks = [json.dumps(fetched.ledger_entries(RUN)), json.dumps(fetched.ledger_rows(RUN, "claims")),
+             json.dumps(fetched.ledger_rows(RUN, "questions")), ledger.render(),
+             json.dumps(Ledger.open(RUN, store=fetched).as_dict(), default=str), str(refused.value)]
+    for sink in sinks:
+        assert key not in sink and "t0psecret" not in sink and "hunter2" not in sink, sink[:300]
+    assert ledger.claim(c).text == "The admin key REDACTED opens https://acme.example/admin?token=REDACTED for SSO."
+    assert Ledger.open(RUN, store=fetched).audit().ok

@@ -99,8 +99,10 @@ class Iteration:
 
     def spend(self, tokens: int = 0, *, tool_calls: int = 0) -> None:
         """Count tokens (and tool calls made outside traced tools) against the budgets."""
-        if tokens < 0 or tool_calls < 0:
-            raise LedgerError(f"spend() takes non-negative amounts, got tokens={tokens} tool_calls={tool_calls}")
+        for value in (tokens, tool_calls):  # NaN would make the spent total NaN: the budget never runs out
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
+                raise LedgerError(f"spend() takes finite non-negative numbers, got tokens={tokens!r} "
+                                  f"tool_calls={tool_calls!r}")
         self.tokens += tokens
         self.extra_tool_calls += tool_calls
 

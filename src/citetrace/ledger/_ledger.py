@@ -15,6 +15,7 @@ import time
 from typing import Any, Callable, Iterable, Sequence, TypeVar
 
 from citetrace import names
+from citetrace._redact import redact_report, redact_text
 from citetrace._urls import redact_url
 from citetrace.ledger import _entry
 from citetrace.ledger._journal import Journal
@@ -199,6 +200,7 @@ class Ledger:
             raise LedgerError(f"the span for {url} must be a str, got {type(span).__name__}")
         if not isinstance(query, str):
             raise LedgerError(f"the query for {redact_url(url)} must be a str, got {type(query).__name__}")
+        query = redact_text(query)
         if published_at is not None and (isinstance(published_at, bool) or not isinstance(published_at, (int, float))
                                          or not math.isfinite(published_at)):
             raise LedgerError(f"published_at must be epoch seconds (a finite number) or None, got {published_at!r}")
@@ -439,6 +441,9 @@ def _merged(current: Sequence[str], extra: Sequence[str]) -> list[str]:
 
 
 def _text(value: object, what: str) -> str:
+    """Whitespace-folded text the agent wrote (a question, a query, a claim), redacted like the answer it
+    becomes (a claim) or a search span's query text: every ledger sink (journal, rows, render, show) gets it so."""
     if not isinstance(value, str) or not value.strip():
         raise LedgerError(f"a {what} needs non-empty text, got {value!r}")
-    return " ".join(value.split())
+    text = " ".join(value.split())
+    return redact_text(text) if what == "query" else redact_report(text)

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from citetrace._redact import redact_url
+
 __all__ = [
     "LedgerError", "EvidenceError", "IllegalTransition", "Question", "Evidence", "Claim", "HistoryEntry",
     "normalise", "ADJUDICATE", "J_QUESTION", "J_QUESTION_STATUS", "J_QUERY", "J_EVIDENCE", "J_REJECTED", "J_STALE", "J_CLAIM",
@@ -43,7 +45,7 @@ class EvidenceError(LedgerError):
     """Evidence refused by the entry check; ``url`` is the URL and the message says why."""
 
     def __init__(self, url: str, reason: str) -> None:
-        super().__init__(f"evidence for {url} refused: {reason}")
+        super().__init__(f"evidence for {redact_url(url)} refused: {reason}")  # the message is a sink too
         self.url = url
         self.reason = reason
 
