@@ -354,10 +354,12 @@ func (a *assembler) remember(id [16]byte) {
 	}
 }
 
-// finishedRun is one run's summary and, when it had a held root, that root.
+// finishedRun is one run's summary and, when it had a held root, that root. An incomplete run (a fragment) has
+// no summary: its root is sent on as it came, with the agent's own summary.
 type finishedRun struct {
-	summary Summary
-	root    *heldRoot
+	summary    Summary
+	root       *heldRoot
+	incomplete bool
 }
 
 // finish is _finish: one summary per root (its run's accumulator); runs without a root only when rootless or
@@ -373,12 +375,16 @@ func finish(f finished, th *Thresholds) []finishedRun {
 		if acc == nil {
 			acc = newAccumulator()
 		}
-		out = append(out, finishedRun{acc.finish(state.id, &root.view, th, state.service), root})
+		if root.view.incomplete(acc) {
+			out = append(out, finishedRun{root: root, incomplete: true})
+		} else {
+			out = append(out, finishedRun{acc.finish(state.id, &root.view, th, state.service), root, false})
+		}
 		acc.release()
 	}
 	if f.rootless || len(state.roots) == 0 {
 		for _, r := range state.runs {
-			out = append(out, finishedRun{r.acc.finish(state.id, nil, th, state.service), nil})
+			out = append(out, finishedRun{r.acc.finish(state.id, nil, th, state.service), nil, false})
 			r.acc.release()
 		}
 	}

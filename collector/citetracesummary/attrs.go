@@ -28,6 +28,10 @@ type attrs struct {
 	citations                                                                      []string // copied: a root is held
 	// the claim ledger's vital signs (iteration spans) and stop reason (its run's root)
 	ledger ledgerAttrs
+	// the agent's own summary on a root (citetrace.summary.searches/reads): a root that counts more than arrived
+	// here is a fragment (names.EvictIncomplete)
+	agentSearches, agentReads       int64
+	hasAgentSearches, hasAgentReads bool
 }
 
 type ledgerAttrs struct {
@@ -101,13 +105,15 @@ var setters = map[string]func(a *attrs, v pcommon.Value){
 	names.SearchContentReturned: func(a *attrs, v pcommon.Value) {
 		a.contentReturned, a.hasContentReturned = v.Bool(), true
 	},
-	names.LedgerTrigger:         func(a *attrs, v pcommon.Value) { a.ledger.trigger, a.ledger.hasTrigger = v.Str(), true },
-	names.LedgerStopReason:      func(a *attrs, v pcommon.Value) { a.ledger.stopReason, a.ledger.hasStopReason = v.Str(), true },
-	names.LedgerUnresolved:      func(a *attrs, v pcommon.Value) { a.ledger.unresolved, a.ledger.hasUnresolved = v.Int(), true },
-	names.LedgerUnresolvedDelta: func(a *attrs, v pcommon.Value) { a.ledger.unresolvedDelta = v.Int() },
-	names.LedgerToolCalls:       func(a *attrs, v pcommon.Value) { a.ledger.toolCalls = v.Int() },
-	names.LedgerNewEvidence:     func(a *attrs, v pcommon.Value) { a.ledger.newEvidence = v.Int() },
-	names.LedgerFlips:           func(a *attrs, v pcommon.Value) { a.ledger.flips = v.Int() },
+	names.LedgerTrigger:              func(a *attrs, v pcommon.Value) { a.ledger.trigger, a.ledger.hasTrigger = v.Str(), true },
+	names.LedgerStopReason:           func(a *attrs, v pcommon.Value) { a.ledger.stopReason, a.ledger.hasStopReason = v.Str(), true },
+	names.LedgerUnresolved:           func(a *attrs, v pcommon.Value) { a.ledger.unresolved, a.ledger.hasUnresolved = v.Int(), true },
+	names.LedgerUnresolvedDelta:      func(a *attrs, v pcommon.Value) { a.ledger.unresolvedDelta = v.Int() },
+	names.LedgerToolCalls:            func(a *attrs, v pcommon.Value) { a.ledger.toolCalls = v.Int() },
+	names.LedgerNewEvidence:          func(a *attrs, v pcommon.Value) { a.ledger.newEvidence = v.Int() },
+	names.LedgerFlips:                func(a *attrs, v pcommon.Value) { a.ledger.flips = v.Int() },
+	names.SummaryPrefix + "searches": func(a *attrs, v pcommon.Value) { a.agentSearches, a.hasAgentSearches = v.Int(), true },
+	names.SummaryPrefix + "reads":    func(a *attrs, v pcommon.Value) { a.agentReads, a.hasAgentReads = v.Int(), true },
 }
 
 // schemaKey is one attribute of the schema: its key, the type its value must have, and where it goes.

@@ -213,7 +213,12 @@ func (c *core) emit(ctx context.Context, done []finished) {
 			c.tel.evicted(ctx, f.evicted)
 		}
 		for _, run := range finish(f, c.th) {
-			sums = append(sums, run.summary)
+			if run.incomplete {
+				c.metrics.count(c.metrics.evicted, names.EvictIncomplete, 1)
+				c.tel.evicted(ctx, names.EvictIncomplete)
+			} else {
+				sums = append(sums, run.summary)
+			}
 			if run.root == nil || !run.root.hasOut {
 				continue
 			}
@@ -232,7 +237,9 @@ func (c *core) emit(ctx context.Context, done []finished) {
 			span := spans.AppendEmpty()
 			run.root.span.MoveTo(span)
 			run.root.hasOut = false
-			writeSummary(span.Attributes(), &run.summary)
+			if !run.incomplete { // a fragment's root keeps the agent's own summary (the whole run's)
+				writeSummary(span.Attributes(), &run.summary)
+			}
 		}
 	}
 	c.metrics.observeSummaries(sums, c.clock())

@@ -275,11 +275,29 @@ type rootView struct {
 	agent, runID   string
 	agentError     bool // the span's status is an error, or it has error.type
 	startNs, endNs uint64
+	// the agent's own counts (citetrace.summary.searches/reads), -1 when the root carries none
+	agentSearches, agentReads int64
 }
 
 func newRootView(s *spanView) rootView {
-	return rootView{citations: s.attrs.citations, agent: s.attrs.agent, runID: s.attrs.runID,
-		agentError: s.statusError || s.attrs.hasErrorType, startNs: s.startNs, endNs: s.endNs}
+	v := rootView{citations: s.attrs.citations, agent: s.attrs.agent, runID: s.attrs.runID,
+		agentError: s.statusError || s.attrs.hasErrorType, startNs: s.startNs, endNs: s.endNs,
+		agentSearches: -1, agentReads: -1}
+	if s.attrs.hasAgentSearches {
+		v.agentSearches = s.attrs.agentSearches
+	}
+	if s.attrs.hasAgentReads {
+		v.agentReads = s.attrs.agentReads
+	}
+	return v
+}
+
+// incomplete is serve's _incomplete: the agent's own summary on the root (which saw every span) counts more
+// searches or reads than this accumulator took, so the rest of the run went to another summarizer (a restart, a
+// resize) or was refused by a cap.
+func (v *rootView) incomplete(acc *accumulator) bool {
+	return (v.agentSearches >= 0 && v.agentSearches > int64(acc.searches)) ||
+		(v.agentReads >= 0 && v.agentReads > int64(acc.reads))
 }
 
 // redirectOfResult: key is the final URL of a redirected fetch whose url.full a search returned (it stands for

@@ -277,7 +277,7 @@ METRIC_UNFETCHED_CITATIONS_TOTAL: Final = "citetrace_unfetched_citations_total"
 METRIC_TRACES_IN_FLIGHT: Final = "citetrace_traces_in_flight"
 """Gauge: traces with state held by the summarizer."""
 METRIC_TRACES_EVICTED_TOTAL: Final = "citetrace_traces_evicted_total"
-"""Counter {reason}: traces whose state was evicted (``capacity`` or ``ttl``)."""
+"""Counter {reason}: evicted trace states, and runs left unsummarised as only partly received (``EVICT_REASONS``)."""
 METRIC_SPANS_DROPPED_TOTAL: Final = "citetrace_spans_dropped_total"
 """Counter {reason}: spans dropped by bounds (``spans_per_trace``, ``buffer``)."""
 METRIC_SPAN_PROCESSING_ERRORS_TOTAL: Final = "citetrace_span_processing_errors_total"
@@ -351,7 +351,11 @@ EVICT_SHUTDOWN: Final = "shutdown"
 EVICT_MEMORY: Final = "memory"
 """``citetrace serve``: evicted (least recently active first) because the bytes held by all traces passed
 ``--max-held-bytes``; a trace whose root had arrived is still summarised."""
-EVICT_REASONS: Final = (EVICT_CAPACITY, EVICT_TTL, EVICT_SHUTDOWN, EVICT_MEMORY)
+EVICT_INCOMPLETE: Final = "incomplete"
+"""A run whose root carries the agent's own summary with more searches or reads than the summarizer received (its
+trace was split between two summarizers by a restart or a resize, or spans were refused by a cap): not summarised
+there, since its citation checks would rest on evidence that went elsewhere."""
+EVICT_REASONS: Final = (EVICT_CAPACITY, EVICT_TTL, EVICT_SHUTDOWN, EVICT_MEMORY, EVICT_INCOMPLETE)
 """Closed set of eviction reasons."""
 
 LABEL_DECISION: Final = "decision"

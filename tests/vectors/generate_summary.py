@@ -163,6 +163,27 @@ def redirected_fetch() -> list[dict[str, Any]]:
     return one(t)
 
 
+@case("Runs split between two summarizers (a restart, a resize) or cut by a cap: a root whose own summary (the "
+      "agent's, which saw every span) counts more searches or reads than arrived is counted incomplete, not "
+      "summarised (its citations would look unreturned and unread); a root whose summary matches is summarised.",
+      embedded=False)
+def split_runs() -> list[dict[str, Any]]:
+    agent_says = {names.summary_attr("searches"): 1, names.summary_attr("reads"): 2}
+    root_only = Trace(92)  # its tool spans went to the instance that stopped
+    root_only.root([A, B], attrs=agent_says)
+    part = Trace(93)  # one read went elsewhere
+    part.search("q", [A, B])
+    part.fetch(A)
+    part.root([A, B], attrs=agent_says)
+    whole = Trace(94)
+    whole.search("q", [A, B])
+    whole.fetch(A)
+    whole.fetch(B)
+    whole.root([A, B], attrs=agent_says)
+    return [{"at": 0.0, "request": request(root_only)}, {"at": 0.1, "request": request(part)},
+            {"at": 0.2, "request": request(whole)}]
+
+
 @case("The agent raised: error.type on the root, or an ERROR status.")
 def agent_error() -> list[dict[str, Any]]:
     t1, t2 = Trace(7), Trace(8)

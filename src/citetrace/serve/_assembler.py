@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict, deque
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 from citetrace import names
 from citetrace._rootrun import root_run
@@ -38,6 +38,7 @@ _PAGES_RETURNED = names.PAGES_RETURNED
 _URL_FINAL = names.URL_FINAL
 _QUERY_HASH, _QUERY_TEXT, _RUN_ID = names.QUERY_HASH, names.QUERY_TEXT, names.RUN_ID
 _DROP_URLS, _DROP_ROOTS, _DROP_SPANS = names.DROP_URLS_PER_TRACE, names.DROP_ROOTS_PER_TRACE, names.DROP_SPANS_PER_TRACE
+_AGENT_SEARCHES, _AGENT_READS = names.summary_attr("searches"), names.summary_attr("reads")
 
 
 
@@ -110,6 +111,14 @@ def _record_charge(attrs: dict[str, Any]) -> int:
         elif value is not None:
             del attrs[key]
     return charge
+
+
+def _incomplete(root: Mapping[str, Any], acc: RunAccumulator) -> bool:
+    """Whether the agent's own summary on the root (which saw every span) counts more searches or reads than
+    ``acc`` took: the rest of the run went to another summarizer (a restart, a resize) or was refused by a cap.
+    A root without the agent's summary (no citetrace processor in the agent) is taken as whole."""
+    searches, reads = root.get(_AGENT_SEARCHES), root.get(_AGENT_READS)
+    return (searches is not None and searches > acc.searches) or (reads is not None and reads > acc.reads)
 
 
 class _RecentIds:
@@ -417,10 +426,16 @@ class Assembler:
             self._done.popitem(last=False)
 
     def _finish(self, tid: int, state: _Trace, *, rootless: bool) -> list[Finished]:
-        """One summary per run root (its run's accumulator); runs without a root only at the TTL."""
+        """One summary per run root (its run's accumulator); runs without a root only at the TTL.
+
+        A root whose own summary counts more searches or reads than arrived here is a fragment: counted as
+        ``incomplete``, not summarised (its cited URLs would look unreturned and unread)."""
         out: list[Finished] = []
         for root in state.roots:
             acc = state.runs.pop(_run_key(root.attributes), None) or RunAccumulator()
+            if _incomplete(root.attributes, acc):
+                self._metrics.evicted.labels(names.EVICT_INCOMPLETE).inc()
+                continue
             summary = acc.finish(tid, root=root, citations=None, thresholds=self._thresholds,
                                  default_agent=state.service)
             out.append(Finished(summary, root_run(summary, root.start_ns, root.end_ns, root.attributes)))

@@ -52,8 +52,12 @@ ATTRIBUTE_TYPES: Final[Mapping[str, str]] = {
     names.LEDGER_TOOL_CALLS: INT,
     names.LEDGER_NEW_EVIDENCE: INT,
     names.LEDGER_FLIPS: INT,
+    names.summary_attr("searches"): INT,
+    names.summary_attr("reads"): INT,
 }
-"""Every span attribute the summary, its metrics and the assembler read, with the type capture writes."""
+"""Every span attribute the summary, its metrics and the assembler read, with the type capture writes. The two
+``citetrace.summary.*`` counts are the agent's own summary on a root: the assembler compares them with what it
+received, to tell a whole run from a fragment (``names.EVICT_INCOMPLETE``)."""
 
 ARRAY_KEYS: Final[frozenset[str]] = frozenset(k for k, kind in ATTRIBUTE_TYPES.items() if kind == STRINGS)
 """The keys whose value must be an array (a lone string there is refused too)."""

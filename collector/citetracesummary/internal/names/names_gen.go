@@ -158,7 +158,7 @@ const (
 	// MetricTracesInFlight: Gauge: traces with state held by the summarizer.
 	MetricTracesInFlight = "citetrace_traces_in_flight"
 
-	// MetricTracesEvictedTotal: Counter {reason}: traces whose state was evicted (``capacity`` or ``ttl``).
+	// MetricTracesEvictedTotal: Counter {reason}: evicted trace states, and runs left unsummarised as only partly received (``EVICT_REASONS``).
 	MetricTracesEvictedTotal = "citetrace_traces_evicted_total"
 
 	// MetricSpansDroppedTotal: Counter {reason}: spans dropped by bounds (``spans_per_trace``, ``buffer``).
@@ -183,6 +183,9 @@ const (
 
 	// EvictMemory: ``citetrace serve``: evicted (least recently active first) because the bytes held by all traces passed
 	EvictMemory = "memory"
+
+	// EvictIncomplete: A run whose root carries the agent's own summary with more searches or reads than the summarizer received (its
+	EvictIncomplete = "incomplete"
 
 	// LabelDropReason: Label of ``citetrace_spans_dropped_total``.
 	LabelDropReason = "reason"
@@ -257,7 +260,7 @@ var (
 	FailureReasons = []string{"uncited_url", "cited_not_fetched", "empty_search", "failed_reads", "too_many_searches", "rate_limited", "agent_error"}
 
 	// EvictReasons: Closed set of eviction reasons.
-	EvictReasons = []string{"capacity", "ttl", "shutdown", "memory"}
+	EvictReasons = []string{"capacity", "ttl", "shutdown", "memory", "incomplete"}
 
 	// DropReasons: Closed set of span-drop reasons.
 	DropReasons = []string{"spans_per_trace", "buffer", "roots_per_trace", "urls_per_trace", "shutdown"}
@@ -293,6 +296,8 @@ var (
 		{"citetrace.ledger.tool_calls", "integer"},
 		{"citetrace.ledger.new_evidence", "integer"},
 		{"citetrace.ledger.status_flips", "integer"},
+		{"citetrace.summary.searches", "integer"},
+		{"citetrace.summary.reads", "integer"},
 	}
 
 	// CountBuckets is metrics/_metrics.py's histogram buckets of the same name.
