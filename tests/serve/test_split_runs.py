@@ -112,6 +112,17 @@ def _evicted(samples: dict[tuple[str, tuple[tuple[str, str], ...]], float], reas
     return samples.get(("citetrace_traces_evicted_total", (("reason", reason),)), 0.0)
 
 
+def _assert_counted_incomplete(metrics: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    """Wait until serve finalised the root one way or the other; it must be one run counted incomplete, with no
+    run, failure or citation series for the agent. Returns the samples."""
+    until(lambda: _evicted(_samples(metrics), "incomplete") == 1.0 or _agent_series(_samples(metrics)),
+          "serve to finalise the root")
+    samples = _samples(metrics)
+    assert _agent_series(samples) == {}, "a fragment was summarised as a run"
+    assert _evicted(samples, "incomplete") == 1.0
+    return samples
+
+
 def test_a_root_that_arrives_after_a_restart_is_not_summarised_from_the_fragment(tmp_path: Path) -> None:
     """Tool spans to serve-1, which stops (SIGTERM); the root to serve-2. serve-1 counts the trace as in flight;
     serve-2 must not count a run citing URLs no search returned (the fabricated-citation page) but count the
@@ -124,11 +135,7 @@ def test_a_root_that_arrives_after_a_restart_is_not_summarised_from_the_fragment
         assert "1 trace(s) were in flight" in err, err
     with _serve(tmp_path, "serve-2") as (port, metrics, _proc):
         _post(port, (requests / "root.pb").read_bytes())
-        until(lambda: _evicted(_samples(metrics), "incomplete") == 1.0 or _agent_series(_samples(metrics)),
-              "serve-2 to finalise the root")
-        samples = _samples(metrics)
-        assert _agent_series(samples) == {}, "a fragment was summarised as a run"
-        assert _evicted(samples, "incomplete") == 1.0
+        _assert_counted_incomplete(metrics)
 
 
 def test_a_run_missing_some_of_its_tool_spans_is_counted_incomplete_not_failed(tmp_path: Path) -> None:
@@ -138,11 +145,7 @@ def test_a_run_missing_some_of_its_tool_spans_is_counted_incomplete_not_failed(t
     requests = _agent_requests(tmp_path)
     with _serve(tmp_path, "serve") as (port, metrics, _proc):
         _post(port, (requests / "first_fetch_and_root.pb").read_bytes())
-        until(lambda: _evicted(_samples(metrics), "incomplete") == 1.0 or _agent_series(_samples(metrics)),
-              "serve to finalise the root")
-        samples = _samples(metrics)
-        assert _agent_series(samples) == {}, "a run missing spans was summarised"
-        assert _evicted(samples, "incomplete") == 1.0
+        samples = _assert_counted_incomplete(metrics)
         # the tool calls that did arrive are still counted (they happened)
         calls = {dict(labels)["kind"]: value for (name, labels), value in samples.items()
                  if name == "citetrace_tool_calls_total" and ("agent", "split-scout") in labels}
