@@ -95,6 +95,17 @@ class ToolSpec:
         """``execute_tool {name}``, built once per tool."""
         return f"execute_tool {self.name}"
 
+    @cached_property
+    def is_search(self) -> bool:
+        """``kind == "search"``, decided once per tool: every call branches on it."""
+        return self.kind == names.TOOL_KIND_SEARCH
+
+    @cached_property
+    def reads_results(self) -> bool:
+        """Whether ``result_urls``, ``result_size`` or ``result_count`` is set. A search tool with none of them
+        takes the one-pass scan's URLs, size and count as they are, without asking each hook on every call."""
+        return self.result_urls is not None or self.result_size is not None or self.result_count is not None
+
 
 class _Call:
     """State of one call between start and end."""
@@ -109,9 +120,10 @@ class _Call:
         if ctx is None:
             ctx = otel_context.get_current()
         self.run = run = CURRENT_RUN.get() or run_in_context(ctx)
-        self.query: str | None = None
-        self.qhash: str | None = None
-        self.url: str | None = None
+        self.query: str | None
+        self.qhash: str | None
+        self.url: str | None
+        self.query = self.qhash = self.url = None
         settings = tel.settings
         attrs = spec.start_attributes.copy()
         call_id = kwargs.get("tool_call_id") if kwargs else None
@@ -122,7 +134,7 @@ class _Call:
         if run is not None:
             attrs[names.RUN_ID] = run.id
             attrs[names.GEN_AI_AGENT_NAME] = run.agent
-        if spec.kind == names.TOOL_KIND_SEARCH:
+        if spec.is_search:
             query = spec.query_from(args, kwargs) if spec.query_from else None
             if query is None:
                 query = _extract.arg_value(args, kwargs, _extract.QUERY_KWARGS, spec.query_arg, spec.skip_self)
@@ -153,8 +165,11 @@ class _Call:
         # current only for a tool the application decorated: a library's HTTP span keeps its parent otherwise
         self.token = otel_context.attach(trace.set_span_in_context(self.span, ctx)) if current else None
         # the wall-clock start and the duration go only into the run's call record
-        self.wall0 = time.time() if run is not None else 0.0
-        self.t0 = time.perf_counter() if run is not None else 0.0
+        if run is not None:
+            self.wall0 = time.time()
+            self.t0 = time.perf_counter()
+        else:
+            self.wall0 = self.t0 = 0.0
         self.started = True
         # a replayed call is not recorded again: its response is the recording
         self.rkey = (args_key(spec.name, args, kwargs, spec.skip_self)
@@ -168,59 +183,47 @@ class _Call:
 
     # -- endings --------------------------------------------------------------------------------------
     def finish(self, result: Any) -> None:
-        elapsed = time.perf_counter() - self.t0 if self.run is not None else 0.0
+        run = self.run
+        elapsed = time.perf_counter() - self.t0 if run is not None else 0.0
         self.detach()
-        if self.rkey is not None:
-            self._keep_response(encode_result(result))
         spec = self.spec
-        settings = self.tel.settings
-        attrs: dict[str, Any] = {}
-        status = spec.classify(result) if spec.classify else None
-        if status is not None and status not in names.TOOL_STATUSES:
-            raise ValueError(f"classify= returned {status!r}; expected one of {names.TOOL_STATUSES}")
+        if self.rkey is not None:  # a key is made only for a call inside a run
+            self._keep_response(encode_result(result))
+        status: str | None = None
+        if spec.classify:
+            status = spec.classify(result)
+            if status is not None and status not in names.TOOL_STATUSES:
+                raise ValueError(f"classify= returned {status!r}; expected one of {names.TOOL_STATUSES}")
+        is_search = spec.is_search
         # a list of plain dicts, bare or under a result key (most search tools): the items in one pass
-        fast = _extract.scan_results(result) if spec.kind == names.TOOL_KIND_SEARCH else None
-        # a list carries no HTTP status or error field (both readers say None for one): no need to look
-        listed = result.__class__ is list
-        if status is None and not listed:
-            status = _extract.returned_failure(result)
-        http_status = _extract.http_status_of(result) if not listed else None
-        if http_status is None:  # the library hid it (an error page as text, a sentence): the probe's
+        fast = _extract.scan_results(result) if is_search else None
+        if result.__class__ is list:  # a list carries no HTTP status or error field (both readers say None)
             http_status = observed_status()
-        if http_status is not None:
-            attrs[names.HTTP_RESPONSE_STATUS_CODE] = http_status
-        urls: list[str] = []
+        else:
+            if status is None:
+                status = _extract.returned_failure(result)
+            http_status = _extract.http_status_of(result)
+            if http_status is None:  # the library hid it (an error page as text, a sentence): the probe's
+                http_status = observed_status()
+        attrs: dict[str, Any] = {} if http_status is None else {names.HTTP_RESPONSE_STATUS_CODE: http_status}
         count: int | None = None
         text: str | None = None
-        docs = spec.result_documents(result) if spec.result_documents and spec.kind == names.TOOL_KIND_FETCH else None
-        if spec.kind == names.TOOL_KIND_SEARCH:
-            custom = spec.result_urls(result) if spec.result_urls else None
-            size: int
-            if custom is not None:
-                urls = _extract.iter_strings(custom)
-                count = len(urls)
-                size = fast[1] if fast is not None else _extract.text_size(result, _extract.locate_results(result))
-            elif fast is not None:
+        docs = None
+        if is_search:
+            if fast is not None and not spec.reads_results:
                 urls, size, count = fast
             else:
-                urls, count = _extract.extract_urls(result)
-                size = _extract.text_size(result, _extract.locate_results(result))
-            custom_size = spec.result_size(result) if spec.result_size else None
-            if custom_size is not None:
-                size = custom_size
-            custom_count = spec.result_count(result) if spec.result_count else None
-            if custom_count is not None:
-                count = custom_count
+                urls, size, count = self._read_search(result, fast)
             if count is None and not urls and _extract.is_unknown_shape(result):
                 # a shape we cannot read (a generator, a custom object): say nothing rather than "empty"
                 status = status or names.STATUS_OK
             else:
-                count = count if count is not None else len(urls)
+                if count is None:
+                    count = len(urls)
                 attrs[names.RESULT_COUNT] = count
             attrs[names.RESULT_SIZE] = size
-            cap = settings.max_urls
-            shown = redact_urls(urls[:cap])
-            attrs[names.URLS_RETURNED] = shown
+            cap = self.tel.settings.max_urls
+            attrs[names.URLS_RETURNED] = redact_urls(urls if len(urls) <= cap else urls[:cap])
             if len(urls) > cap:
                 attrs[names.URLS_RETURNED_TRUNCATED] = True
             pages = spec.result_pages(result) if spec.result_pages else None
@@ -228,27 +231,18 @@ class _Call:
                 attrs[names.PAGES_RETURNED] = self._store_pages(pages)
             if status is None:
                 status = names.STATUS_EMPTY if count == 0 and not pages else names.STATUS_OK
-        elif docs is not None:
-            status = self._finish_documents(list(docs), status, attrs)
         else:
-            text = spec.result_text(result) if spec.result_text else None
-            if text is None:
-                text = _extract.result_text(result)
-            if text is None and _extract.is_unknown_shape(result):
-                # an iterator a plain function returns (a generator *function* is iterated by _stream): its
-                # text arrives after the call, so say nothing of its size rather than call it an empty read
-                status = status or names.STATUS_OK
+            docs = spec.result_documents(result) if spec.result_documents else None
+            if docs is not None:
+                status = self._finish_documents(list(docs), status, attrs)
             else:
-                chars = len(text) if text is not None else 0
-                attrs[names.RESULT_SIZE] = chars
-                if status is None:
-                    status = _extract.fetch_status_of_text(text or "", settings.empty_fetch_chars)
+                text, status = self._read_fetch(result, status, attrs)
         attrs[names.TOOL_STATUS] = status
         if status in _ERROR_STATUSES:
             attrs[names.ERROR_TYPE] = names.ERROR_TYPE_RATE_LIMITED if status == names.STATUS_RATE_LIMITED else (
                 names.ERROR_TYPE_TOOL_ERROR
             )
-        if spec.kind == names.TOOL_KIND_FETCH and spec.stores_text and docs is None:
+        if not is_search and spec.stores_text and docs is None:
             ctype = _extract.content_type_of(result)
             self._store(text or "", status, http_status, ctype, attrs)
             if self.url is not None:
@@ -259,8 +253,48 @@ class _Call:
             if status in _ERROR_STATUSES:
                 span.set_status(Status(StatusCode.ERROR, f"tool returned {status}"))
         span.end()
-        self._record(status, elapsed, http_status, count, attrs.get(names.RESULT_SIZE), None,
-                     attrs.get(names.URLS_RETURNED, ()), attrs.get(names.URL_FINAL))
+        if run is not None:
+            self._record(status, elapsed, http_status, count, attrs.get(names.RESULT_SIZE), None,
+                         attrs.get(names.URLS_RETURNED, ()), attrs.get(names.URL_FINAL))
+
+    def _read_search(self, result: Any, fast: tuple[list[str], int, int] | None) -> tuple[list[str], int, int | None]:
+        """A search's URLs, characters and count when the tool has its own readers (``result_urls``, ``_size``,
+        ``_count``) or the result is not a list of plain dicts: the hooks first, then the general readers."""
+        spec = self.spec
+        count: int | None
+        custom = spec.result_urls(result) if spec.result_urls else None
+        if custom is not None:
+            urls = _extract.iter_strings(custom)
+            count = len(urls)
+            size = fast[1] if fast is not None else _extract.text_size(result, _extract.locate_results(result))
+        elif fast is not None:
+            urls, size, count = fast
+        else:
+            urls, count = _extract.extract_urls(result)
+            size = _extract.text_size(result, _extract.locate_results(result))
+        custom_size = spec.result_size(result) if spec.result_size else None
+        if custom_size is not None:
+            size = custom_size
+        custom_count = spec.result_count(result) if spec.result_count else None
+        if custom_count is not None:
+            count = custom_count
+        return urls, size, count
+
+    def _read_fetch(self, result: Any, status: str | None, attrs: dict[str, Any]) -> tuple[str | None, str]:
+        """A fetch's text (the tool's ``result_text`` first) and its size on ``attrs``; (text, status)."""
+        spec = self.spec
+        text = spec.result_text(result) if spec.result_text else None
+        if text is None:
+            text = _extract.result_text(result)
+        if text is None and _extract.is_unknown_shape(result):
+            # an iterator a plain function returns (a generator *function* is iterated by _stream): its
+            # text arrives after the call, so say nothing of its size rather than call it an empty read
+            return text, status or names.STATUS_OK
+        chars = len(text) if text is not None else 0
+        attrs[names.RESULT_SIZE] = chars
+        if status is None:
+            status = _extract.fetch_status_of_text(text or "", self.tel.settings.empty_fetch_chars)
+        return text, status
 
     def fail(self, exc: BaseException) -> None:
         elapsed = time.perf_counter() - self.t0 if self.run is not None else 0.0
@@ -295,7 +329,8 @@ class _Call:
             span.set_attributes(attrs)
             record_failure(span, exc, error_type)
         span.end()
-        self._record(status, elapsed, http_status, None if failed else 0, 0, error_type, [])
+        if self.run is not None:
+            self._record(status, elapsed, http_status, None if failed else 0, 0, error_type, [])
 
     def _keep_response(self, payload: dict[str, Any]) -> None:
         """Record the call's response for replay, with what the HTTP probes saw during it (statuses,
@@ -391,6 +426,7 @@ class _Call:
         urls: Sequence[str],
         url_final: str | None = None,
     ) -> None:
+        """The run's call record (the callers call it only inside a run)."""
         run = self.run
         if run is None:
             return
@@ -522,7 +558,8 @@ def traced_call(tel: _telemetry.Telemetry, spec: ToolSpec, wrapped: Callable[...
     except Exception as exc:  # noqa: BLE001
         _telemetry.count_error("capture", exc)
         _end_quietly(call)
-    _redirects.close_scope(scope)
+    if scope is not None:  # a fetch under the probes only
+        _redirects.close_scope(scope)
     return result
 
 

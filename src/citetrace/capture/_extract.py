@@ -138,37 +138,19 @@ def _own_url(item: Mapping[str, Any]) -> bool:
     return any(isinstance(value, str) and value for value in map(item.get, _URL_KEYS))
 
 
-def scan_dict_items(result: Any) -> tuple[list[str], int] | None:
-    """Fast path for the shape most search tools return, a list of plain dicts: (URLs in order, characters in
-    their string fields) in one pass. None for any other shape, or anything unusual inside (a non-str URL
-    field, a ``metadata`` fallback): ``extract_urls`` and ``text_size`` then decide, with the same results."""
-    if result.__class__ is not list:
-        return None
-    urls: list[str] = []
-    size = 0
-    for item in result:
-        if item.__class__ is not dict:
+def _other_url(item: dict[str, Any]) -> str | None:
+    """The URL of a result item whose ``url`` field is not a non-empty str, read as ``_item_url`` would: the
+    first non-empty str of the other URL keys, or "" when the item has none. None when ``_item_url`` would have
+    to guess (a non-str URL field, a ``metadata`` or ``_source`` fallback): the general readers then decide."""
+    for key in _URL_KEYS:
+        value = item.get(key)
+        if value is None:
+            continue
+        if value.__class__ is not str:
             return None
-        value = item.get("url")  # the first of _URL_KEYS, and nearly every API's: one lookup
-        if value.__class__ is str and value:
-            urls.append(value)
-        else:
-            for key in _URL_KEYS:
-                value = item.get(key)
-                if value is None:
-                    continue
-                if value.__class__ is not str:
-                    return None
-                if value:
-                    urls.append(value)
-                    break
-            else:
-                if "metadata" in item or "_source" in item:
-                    return None
-        for value in item.values():
-            if value.__class__ is str or isinstance(value, str):
-                size += len(value)
-    return urls, size
+        if value:
+            return value  # type: ignore[no-any-return]  # a str, checked above
+    return None if "metadata" in item or "_source" in item else ""
 
 
 def scan_results(result: Any) -> tuple[list[str], int, int] | None:
@@ -176,18 +158,33 @@ def scan_results(result: Any) -> tuple[list[str], int, int] | None:
     return: a list of plain dicts, or a plain dict holding one under a result key (Tavily's ``results``,
     SerpAPI's ``organic_results``, Brave's ``web.results``...). One pass over the items, instead of
     ``extract_urls`` and ``text_size`` reading them once each, item by item. None for any other shape, or
-    anything unusual inside (``scan_dict_items``): those two then decide, with the same results."""
-    items: Sequence[Any] | None
-    if result.__class__ is list:
-        items = result
-    elif result.__class__ is dict:
-        items = locate_results(result)
-        if items is None:
+    anything unusual inside (a non-str URL field, a ``metadata`` fallback): those two then decide, with the
+    same results. The common case (each item's ``url`` a non-empty str) is one lookup per item, in one frame."""
+    items = result
+    if result.__class__ is not list:
+        if result.__class__ is not dict:
             return None
-    else:
-        return None
-    found = scan_dict_items(items)
-    return None if found is None else (found[0], found[1], len(items))
+        items = locate_results(result)
+        if items.__class__ is not list:
+            return None
+    urls: list[str] = []
+    size = 0
+    for item in items:
+        if item.__class__ is not dict:
+            return None
+        value = item.get("url")  # the first of _URL_KEYS, and nearly every API's: one lookup
+        if value.__class__ is str and value:
+            urls.append(value)
+        else:
+            other = _other_url(item)
+            if other is None:
+                return None
+            if other:
+                urls.append(other)
+        for value in item.values():
+            if value.__class__ is str or isinstance(value, str):
+                size += len(value)
+    return urls, size, len(items)
 
 
 def extract_urls(result: Any) -> tuple[list[str], int | None]:
