@@ -337,3 +337,24 @@ def test_image_inputs_build_an_installable_wheel(tmp_path: Path) -> None:
         files = zf.namelist()
         assert "citetrace/serve/_cli.py" in files and "citetrace/demo/_cli.py" in files
         assert any(n.startswith("citetrace/demo/corpus/") for n in files), "the demo corpus is missing"
+
+
+def _seconds(text: str) -> float:
+    """A Compose duration (``30s``, ``1m``, ``1m30s``) in seconds."""
+    units = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
+    parts = re.findall(r"(\d+(?:\.\d+)?)(ms|h|m|s)", text)
+    assert parts and "".join(n + u for n, u in parts) == text, f"unreadable duration {text!r}"
+    return sum(float(n) * units[u] for n, u in parts)
+
+
+def test_serve_stays_up_for_a_last_scrape_of_what_a_stop_left_in_flight() -> None:
+    """On SIGTERM serve counts the traces in flight (citetrace_traces_evicted_total{reason="shutdown"}) and keeps
+    /metrics up for --drain-seconds. With the default 0 the count never reached Prometheus (an operator's check,
+    hout3: a restart with 5 traces in flight, and max_over_time of the counter stayed 0), so the stack sets a
+    drain longer than Prometheus' scrape interval, and a stop grace period that lets the drain finish before
+    Docker's SIGKILL (10 s by default)."""
+    serve = _services()["citetrace-serve"]
+    drain = float(serve["environment"].get(names.ENV_SERVE_DRAIN_SECONDS, 0))
+    scrape = _seconds(_yaml("prometheus/prometheus.yml")["global"]["scrape_interval"])
+    assert drain > scrape, f"{names.ENV_SERVE_DRAIN_SECONDS}={drain} is not above the {scrape} s scrape interval"
+    assert _seconds(serve.get("stop_grace_period", "10s")) > drain, "Docker would kill serve before its drain ends"
