@@ -155,3 +155,24 @@ def test_rate_limited_model_calls_raise_unchanged_and_record_nothing(instrumente
         Perplexity(base_url=server.base, api_key="pplx-test", max_retries=0).chat.completions.create(
             model="sonar", messages=[{"role": "user", "content": "q"}])
     assert provider_spans(cap) == []
+
+
+@pytest.mark.parametrize("metadata", [
+    {},  # what the API sends when grounding could not run (no permission, the model chose not to search)
+    {"retrievalQueries": ["acme sso"], "groundingChunks": [{"retrievedContext": {"uri": "gs://bucket/acme.pdf",
+                                                                                  "title": "acme.pdf"}}],
+     "groundingSupports": [{"segment": {"startIndex": 0, "endIndex": 3, "text": "Hi."}, "groundingChunkIndices": [0]}]},
+], ids=["empty", "retrieval_only"])
+def test_gemini_grounding_without_a_web_search_records_no_search(instrumented: Any, cap: Captured,
+                                                                 server: LocalServer, metadata: dict[str, Any]) -> None:
+    """Grounding metadata that names no web search query and no web chunk is not a Google Search: empty metadata,
+    or grounding on a Vertex AI Search / RAG data store (``retrievedContext`` chunks, ``retrievalQueries``). Before,
+    each was recorded as an empty ``google.google_search``, so the run failed on empty_search."""
+    body = {"candidates": [{"content": {"role": "model", "parts": [{"text": "Hi."}]}, "finishReason": "STOP",
+                            "groundingMetadata": metadata}]}
+    server.routes[f"/v1/models/{MODEL}:generateContent"] = (200, json.dumps(body), "application/json")
+    with research_run("q"):
+        client = _client(server)
+        assert client.models.generate_content(model=MODEL, contents="q", config=CONFIG).text == "Hi."
+    assert provider_spans(cap) == []
+    assert summary_of(cap).empty_searches == 0

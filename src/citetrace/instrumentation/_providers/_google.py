@@ -5,7 +5,8 @@ as the query, the ``grounding_chunks``' ``web.uri`` as its result URLs (the page
 so citing one counts as read), and the chunks that ``grounding_supports`` point at as the model's citations.
 The URIs are Google's ``grounding-api-redirect`` links (the Gemini API leaves ``web.domain`` unset), so
 results and citations match each other, not the publisher's URL. A response with no grounding metadata did
-not search. ``generate_content_stream`` is read from its last chunk that carries grounding metadata.
+not search, nor did one whose metadata names no web search query and no web chunk (empty, or grounding on a
+Vertex AI Search / RAG data store). ``generate_content_stream`` is read from its last chunk that carries grounding metadata.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ def read_generate_content(response: Any, kwargs: dict[str, Any]) -> Reading:
     for candidate, meta in _grounded(response):
         chunks = [field(field(ch, "web"), "uri") for ch in field(meta, "grounding_chunks") or ()]
         queries = [str(q) for q in field(meta, "web_search_queries") or ()]
+        if not queries and not any(isinstance(u, str) for u in chunks):
+            continue  # no web search: empty metadata, or grounding on a data store (retrieved_context chunks)
         calls.append(ServerCall(PROVIDER, "google_search", SEARCH, query="; ".join(queries) or None,
                                 urls=tuple(u for u in chunks if isinstance(u, str)), content_returned=True))
         for support in field(meta, "grounding_supports") or ():
