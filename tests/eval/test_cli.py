@@ -86,6 +86,20 @@ def test_binary_report_is_rejected(db: str, tmp_path: Path, capsys: pytest.Captu
     assert "is not UTF-8 text" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("content", [b"\x9b\xff binary", b"not json\n", b"[1, 2]\n"])
+def test_a_bad_judge_eval_history_fails_before_the_evaluation(tmp_path: Path, content: bytes,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """``judge-eval --history FILE`` reads the history first: a damaged file is one line and status 2 before
+    any pair is judged (nothing on stdout). Before, the whole labelled set was judged and printed, then the
+    command failed on the file."""
+    bad = tmp_path / "history.jsonl"
+    bad.write_bytes(content)
+    assert main(["judge-eval", "--judge", "deterministic", "--history", str(bad)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "judge-eval history" in err and len(err.strip().splitlines()) == 1
+    assert bad.read_bytes() == content  # nothing appended to a file it could not read
+
+
 def test_gate_exit_codes_and_baseline(db: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """gate fails (1) naming the unfetched URL; a baseline from two runs bands the rates; a clean run passes."""
     assert main(["gate", "run-1", "--store", db, "--offline"]) == 1

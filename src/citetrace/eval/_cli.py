@@ -327,6 +327,14 @@ def _cmd_judge_eval(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CommandError(str(exc)) from exc
     judge = _judge(args)
+    if args.history:  # a damaged history fails now, not after judging every pair
+        from citetrace.eval._jsonl import read_jsonl
+
+        try:
+            for _ in read_jsonl(args.history, "judge-eval history", missing_ok=True):
+                pass
+        except (ValueError, OSError) as exc:
+            raise CommandError(f"judge-eval history {args.history!r}: {exc}") from exc
     report = evaluate_judge(pairs, lambda c, ps: judge_atomic(judge, c, ps)[0].label, judge.name,
                             progress=ProgressBar("labelled pairs"))
     print(json.dumps(report.as_dict(), indent=2) if args.json else format_judge_report(report), end="")
