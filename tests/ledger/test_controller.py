@@ -242,3 +242,35 @@ def test_spend_takes_only_finite_non_negative_numbers(ledger: Ledger, amount: di
         with pytest.raises(LedgerError, match="spend.. takes finite non-negative numbers"):
             it.spend(**amount)
         break
+
+
+@pytest.mark.parametrize("where", ["no_run", "another_run"])
+def test_tool_calls_after_a_restart_count_against_the_budget(captured: Captured, where: str) -> None:
+    """A ledger re-opened after a restart (``Ledger.open``) runs its controller outside the run that made it:
+    with no run at all, or inside the new process's own ``research_run``. Before, the traced calls of its
+    iterations counted 0 (only a live run with the ledger's own id was counted), so ``tool_calls`` never ran
+    out: the revision stopped on no_progress with 5 calls in the first iteration. Every traced call ended while
+    an iteration is current now counts."""
+    with research_run(question="Which tiers include SSO?", agent="scout") as first:
+        url = "https://acme.example/p0"
+        read_page(url)
+        ledger = first.ledger
+        c = ledger.add_claim("Acme supports SSO.")
+        ledger.link(c, supports=[ledger.add_evidence(url, "Acme said SSO is available on request.", query="q",
+                                                     source_class="vendor_docs")])
+    again = Ledger.open(first.id, store=captured.store)
+    ctl = RevisionController(again, Budgets(tool_calls=3, iterations=5))
+
+    def revise() -> None:
+        for it in ctl:
+            for i in range(2):
+                read_page(f"https://acme.example/r{it.number}-{i}")
+            again.add_claim(f"extra {it.number}")  # progress, so no_progress cannot stop it first
+
+    if where == "no_run":
+        revise()
+    else:
+        with research_run(question="continue", agent="scout"):
+            revise()
+    assert ctl.stop_reason == "budget_exhausted:tool_calls"
+    assert [s["tool_calls"] for s in ctl.vital_signs] == [2, 2]

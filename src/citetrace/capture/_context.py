@@ -11,11 +11,15 @@ from opentelemetry import context as otel_context
 if TYPE_CHECKING:
     from citetrace.capture._run import Run
 
-__all__ = ["CURRENT_RUN", "RUN_CONTEXT_KEY", "run_in_context", "IN_TOOL", "TOOL_CALL_ID", "current_run", "in_tool_call", "tool_call_id"]
+__all__ = ["CURRENT_RUN", "RUN_CONTEXT_KEY", "run_in_context", "IN_TOOL", "TOOL_CALL_ID", "current_run", "in_tool_call",
+           "tool_call_id", "OUTSIDE_RUN_CALLS", "count_outside_run_call"]
 
 CURRENT_RUN: ContextVar["Run | None"] = ContextVar("citetrace_run", default=None)
 IN_TOOL: ContextVar[bool] = ContextVar("citetrace_in_tool", default=False)
 TOOL_CALL_ID: ContextVar[str | None] = ContextVar("citetrace_tool_call_id", default=None)
+OUTSIDE_RUN_CALLS: ContextVar[list[int] | None] = ContextVar("citetrace_outside_run_calls", default=None)
+"""A counter of traced calls that ended outside any run, set by whoever needs one in this context (the ledger's
+revision controller, re-opened after a restart, counts its iterations' calls with it); None: nobody counts."""
 RUN_CONTEXT_KEY = otel_context.create_key("citetrace-run")
 """The run also travels in the OpenTelemetry context (set with its root span), so whatever carries that
 context into a worker thread (``opentelemetry-instrumentation-threading``, a framework's own propagation)
@@ -32,6 +36,13 @@ def run_in_context(ctx: otel_context.Context | None = None) -> "Run | None":
     context)."""
     run = otel_context.get_value(RUN_CONTEXT_KEY, ctx)
     return run  # type: ignore[return-value]
+
+
+def count_outside_run_call() -> None:
+    """One traced call ended outside any run: count it where a counter is set (one lookup otherwise)."""
+    counter = OUTSIDE_RUN_CALLS.get()
+    if counter is not None:
+        counter[0] += 1
 
 
 def in_tool_call() -> bool:

@@ -25,7 +25,9 @@ from citetrace._urls import host_of
 from citetrace import _telemetry
 from citetrace.capture import _extract, _redirects, _replay
 from citetrace.capture._responses import args_key, encode_exception, encode_result
-from citetrace.capture._context import CURRENT_RUN, IN_TOOL, TOOL_CALL_ID, in_tool_call, run_in_context
+from citetrace.capture._context import (
+    CURRENT_RUN, IN_TOOL, TOOL_CALL_ID, count_outside_run_call, in_tool_call, run_in_context,
+)
 from citetrace.capture._failure import record_failure
 from citetrace.capture._pending import child_context
 from citetrace.capture._status import observations, observed_status
@@ -256,6 +258,8 @@ class _Call:
         if run is not None:
             self._record(status, elapsed, http_status, count, attrs.get(names.RESULT_SIZE), None,
                          attrs.get(names.URLS_RETURNED, ()), attrs.get(names.URL_FINAL))
+        else:
+            count_outside_run_call()
 
     def _read_search(self, result: Any, fast: tuple[list[str], int, int] | None) -> tuple[list[str], int, int | None]:
         """A search's URLs, characters and count when the tool has its own readers (``result_urls``, ``_size``,
@@ -331,6 +335,8 @@ class _Call:
         span.end()
         if self.run is not None:
             self._record(status, elapsed, http_status, None if failed else 0, 0, error_type, [])
+        else:
+            count_outside_run_call()
 
     def _keep_response(self, payload: dict[str, Any]) -> None:
         """Record the call's response for replay, with what the HTTP probes saw during it (statuses,

@@ -7,7 +7,7 @@ An explicit internal module: other citetrace packages import these names from he
 
 from __future__ import annotations
 
-from citetrace.capture._context import CURRENT_RUN, IN_TOOL, TOOL_CALL_ID, run_in_context
+from citetrace.capture._context import CURRENT_RUN, IN_TOOL, OUTSIDE_RUN_CALLS, TOOL_CALL_ID, run_in_context
 from citetrace.capture._extract import (
     QUERY_KWARGS, URL_KWARGS, arg_value, decode_bytes, extract_urls, http_status_of, http_status_of_exc, is_rate_limit_exc,
     locate_results, text_size,
@@ -19,7 +19,7 @@ from citetrace.capture._status import set_observation_seam, set_status_source
 from citetrace.capture._stream import async_generator_tool, iterate
 
 __all__ = [
-    "ADOPTER", "CURRENT_RUN", "IN_TOOL", "QUERY_KWARGS", "TOOL_CALL_ID", "URL_KWARGS", "arg_value",
+    "ADOPTER", "CURRENT_RUN", "IN_TOOL", "OUTSIDE_RUN_CALLS", "QUERY_KWARGS", "TOOL_CALL_ID", "URL_KWARGS", "arg_value",
     "async_generator_tool", "attach_run", "child_context", "decode_bytes", "detach_run", "extract_urls", "finish_run",
     "http_status_of", "http_status_of_exc", "is_rate_limit_exc", "iterate", "locate_results", "redirect_of",
     "run_context", "run_in_context", "set_observation_seam", "set_redirect_source", "set_status_source",

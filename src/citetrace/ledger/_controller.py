@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import time
+from contextvars import Token
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
@@ -146,6 +147,8 @@ class RevisionController:
         self._start = 0.0
         self._base_calls = 0
         self._extra_calls = 0
+        self._outside_calls = [0]  # traced calls ended outside any run while an iteration was current
+        self._outside_token: Token[list[int] | None] | None = None
         self._series: list[int] = []
 
     # -- the loop -----------------------------------------------------------------------------------
@@ -199,6 +202,11 @@ class RevisionController:
 
     # -- one iteration ------------------------------------------------------------------------------
     def _begin(self, it: Iteration) -> None:
+        from citetrace.capture._internal import OUTSIDE_RUN_CALLS
+
+        # traced calls that end outside any run (a ledger re-opened after a restart, no research_run around it)
+        # are counted here; set in the caller's context, as the iteration span is attached below
+        self._outside_token = OUTSIDE_RUN_CALLS.set(self._outside_calls)
         before = {"unresolved": self._series[-1], "evidence": len(self.ledger.evidence_records()),
                   "calls": self._tool_calls_now(), "flips": self._flips()}
         token = None
@@ -225,6 +233,7 @@ class RevisionController:
             return
         it, before, token = self._current
         self._current = None
+        self._reset_outside_counter()
         if token is not None:
             try:
                 otel_context.detach(token)
@@ -299,12 +308,23 @@ class RevisionController:
         return sum(c.flips for c in self.ledger.claims())
 
     def _tool_calls_now(self) -> int:
+        """Traced calls so far: the current run's (the ledger's own run, or the run of the process that re-opened
+        it) plus those that ended outside any run during an iteration. Before, only a live run with the ledger's
+        own id was counted, so a re-opened ledger's tool_calls budget never ran out."""
         from citetrace.capture import current_run
 
         run = current_run()
-        if run is not None and run.id == self.ledger.run_id:
-            return run.call_count
-        return 0
+        return (run.call_count if run is not None else 0) + self._outside_calls[0]
+
+    def _reset_outside_counter(self) -> None:
+        from citetrace.capture._internal import OUTSIDE_RUN_CALLS
+
+        token, self._outside_token = self._outside_token, None
+        if token is not None:
+            try:
+                OUTSIDE_RUN_CALLS.reset(token)
+            except ValueError:  # reset in another context (the loop resumed elsewhere): leave it
+                OUTSIDE_RUN_CALLS.set(None)
 
     def _agent_of_run(self) -> str:
         try:
