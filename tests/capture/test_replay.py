@@ -343,3 +343,35 @@ def test_an_exception_that_needs_its_constructor_to_print_replays_printable() ->
         with no_network(), replay(recorded_id, store=cap.store):
             _again_id, again = agent()
     assert again == recorded == ("503: backend down for x", True)
+
+
+def test_an_unrecorded_oversized_response_keeps_the_calls_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A response over the recording cap keeps its place as an "unrecorded" mark: a later call with the same
+    arguments still gets its own response, and the oversized one is a miss that says why (under the miss
+    policy: ReplayMiss naming the size, or the real tool with passthrough). Before, the oversized response was
+    dropped, so the second fetch of the URL replayed as the first and the last call raised "no recorded
+    response left", which reads as an agent that changed."""
+    from citetrace.capture import _responses
+
+    monkeypatch.setattr(_responses, "MAX_PAYLOAD_BYTES", 1000)
+    pages = iter(["big " * 1000, "small page " * 30])
+
+    @traced_tool(kind="fetch")
+    def read(url: str) -> str:
+        """A page that is huge the first time and small the second."""
+        return next(pages)
+
+    with capture_spans(record_responses=True) as cap:
+        with research_run("q") as run:
+            read("https://x.example/p")
+            read("https://x.example/p")
+        with no_network(), replay(run.id, store=cap.store):
+            with research_run("q"):
+                with pytest.raises(ReplayMiss, match=r"'read'.*over 1000 bytes.*not recorded"):
+                    read("https://x.example/p")
+                assert read("https://x.example/p") == "small page " * 30
+        with replay(run.id, store=cap.store, miss="passthrough"):
+            pages = iter(["live page " * 30])
+            with research_run("q"):
+                assert read("https://x.example/p") == "live page " * 30
+                assert read("https://x.example/p") == "small page " * 30

@@ -96,11 +96,20 @@ class Replay:
             return _returning(ReplayMiss(f"replay of run {self.run_id} cannot answer tool {spec.name!r}: "
                                          f"{self.refusal}"), is_async)
         payload = self._take(spec.name, args_key(spec.name, args, kwargs, spec.skip_self))
-        if payload is None:
+        unrecorded = payload.get("unrecorded") if payload is not None else None
+        if unrecorded is not None:  # its place in the order, without the response (over the recording cap)
+            with self._lock:
+                self.replayed, self.missed = self.replayed - 1, self.missed + 1
+        if payload is None or unrecorded is not None:
             if self.miss == "passthrough":
                 return wrapped
             if self.miss == "empty":
                 outcome: Any = [] if spec.kind == names.TOOL_KIND_SEARCH else ""
+            elif unrecorded is not None:
+                size = unrecorded.get("over_bytes") if isinstance(unrecorded, dict) else None
+                outcome = ReplayMiss(f"replay of run {self.run_id}: tool {spec.name!r} answered these arguments "
+                                     f"({_shown(args, kwargs, spec.skip_self)}) with a response over {size} bytes, "
+                                     "which was not recorded")
             else:
                 outcome = ReplayMiss(f"replay of run {self.run_id}: no recorded response left for tool "
                                      f"{spec.name!r} with these arguments ({_shown(args, kwargs, spec.skip_self)})")

@@ -109,7 +109,9 @@ class Run:
             self._responses.append((tool, key, payload))
 
     def responses(self) -> list[ToolResponse]:
-        """The recorded responses so far, as store records (oversized payloads dropped and counted)."""
+        """The recorded responses so far, as store records. An oversized payload is counted and kept as an
+        ``unrecorded`` mark in its place, so the calls after it with the same arguments still replay in order
+        and its own replay says why it cannot be answered."""
         from citetrace.capture._responses import MAX_PAYLOAD_BYTES
 
         out: list[ToolResponse] = []
@@ -118,7 +120,7 @@ class Run:
         for seq, (tool, key, payload) in enumerate(items):
             if len(json.dumps(payload)) > MAX_PAYLOAD_BYTES:
                 _telemetry.count_error("store_write", ValueError(f"{tool} response over {MAX_PAYLOAD_BYTES} bytes"))
-                continue
+                payload = {"unrecorded": {"over_bytes": MAX_PAYLOAD_BYTES}}
             out.append(ToolResponse(self.id, seq, tool, key, payload))
         return out
 
