@@ -65,7 +65,10 @@ def replay_plan(source: Mapping[str, Any] | str | None, questions: Sequence[Benc
     for q in questions:
         if not recorded.get(q.id):
             raise BenchError(f"the bench to replay has no run for question {q.id!r}")
-    return lambda qid, i: recorded[qid][i % len(recorded[qid])]
+        if len(recorded[q.id]) < repeat:  # replaying a run twice would be a duplicated sample, not a repeat
+            raise BenchError(f"the bench to replay: question {q.id!r} has {len(recorded[q.id])} recorded repeat(s); "
+                             f"--repeat {repeat} asks for more")
+    return lambda qid, i: recorded[qid][i]
 
 
 def _rates(store: Store, run_id: str) -> dict[str, float | None]:
