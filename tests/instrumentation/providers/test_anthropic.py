@@ -180,3 +180,25 @@ async def test_async_raw_response_is_read_and_its_parse_awaited(instrumented: An
     assert events[0] == "message_start" and events[-1] == "message_stop"
     assert [s[names.TOOL_KIND] for s in provider_spans(cap)] == ["search", "search", "fetch"]
     assert [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)] == []
+
+
+def test_a_paused_turns_search_keeps_its_query(instrumented: Any, cap: Captured, server: LocalServer) -> None:
+    """``stop_reason: pause_turn``: the ``server_tool_use`` (with the query) comes in one response, its result in
+    the continued turn, whose request carries that assistant turn. The search is recorded with the query's
+    hash, as an unpaused one is; before, the continued turn's reader saw only the result, so the search had no
+    query hash and repeated queries across paused turns could not be counted."""
+    blocks = anthropic_blocks(fetch=(SOURCE_B, PAGE), query="solar capacity 2024")
+    client = _client(server)
+    _serve(server, blocks)
+    client.messages.create(**ARGS)
+    unpaused = {s[names.TOOL_KIND]: s for s in provider_spans(cap)}
+    uses = [b for b in blocks if b["type"] == "server_tool_use"]
+    paused = dict(anthropic_message(uses), stop_reason="pause_turn")
+    server.routes["/v1/messages"] = (200, json.dumps(paused), "application/json")
+    first = client.messages.create(**ARGS)
+    assert len(provider_spans(cap)) == 2  # nothing more yet: no result came back
+    _serve(server, [b for b in blocks if b["type"] != "server_tool_use"])
+    client.messages.create(**dict(ARGS, messages=[*ARGS["messages"], {"role": "assistant", "content": first.content}]))
+    resumed = {s[names.TOOL_KIND]: s for s in provider_spans(cap)[2:]}
+    assert resumed["search"][names.QUERY_HASH] == unpaused["search"][names.QUERY_HASH]
+    assert resumed["fetch"]["url.full"] == unpaused["fetch"]["url.full"] == SOURCE_B

@@ -7,7 +7,8 @@ no text to store) but was given to the model, so citing one of them counts as re
 an error, with the code in ``citetrace.tool.error_code``. Each ``web_fetch_tool_result`` is one fetch whose
 text document goes into the run store like any fetch (a PDF's base64 data is not text: nothing is stored).
 ``citations`` on text blocks with a URL are the model's citations. A ``server_tool_use`` still waiting for
-its result (``stop_reason: pause_turn``) is recorded when the continued turn returns it.
+its result (``stop_reason: pause_turn``) is recorded when the continued turn returns it, with the query
+(or URL) of the paused turn's use, which the continued request sends back.
 
 Covered: ``messages.create`` (plain, ``stream=True`` folded with the SDK's own ``accumulate_event``,
 ``with_raw_response``), ``messages.parse``, ``messages.stream()`` (read from the SDK's message snapshot when
@@ -81,10 +82,22 @@ def _fetch(block: Any, use: Any) -> ServerCall:
                       status=None if text is not None else names.STATUS_OK, call_id=field(block, "tool_use_id"))
 
 
+def _earlier_uses(kwargs: dict[str, Any]) -> dict[Any, Any]:
+    """``server_tool_use`` blocks of the assistant turns the request sends back: after ``pause_turn`` the
+    continued turn returns only the result, and the query (or fetched URL) is in the use the paused turn made."""
+    uses: dict[Any, Any] = {}
+    for turn in kwargs.get("messages") or ():
+        content = field(turn, "content")
+        if field(turn, "role") == "assistant" and isinstance(content, (list, tuple)):
+            uses.update({field(b, "id"): b for b in content if field(b, "type") == "server_tool_use"})
+    return uses
+
+
 def read_message(message: Any, kwargs: dict[str, Any]) -> Reading:
     """A ``Message`` / ``BetaMessage`` (or its JSON) -> its server-side calls and the model's citations."""
     blocks = list(field(message, "content") or ())
-    uses = {field(b, "id"): b for b in blocks if field(b, "type") == "server_tool_use"}
+    uses = _earlier_uses(kwargs)
+    uses.update({field(b, "id"): b for b in blocks if field(b, "type") == "server_tool_use"})
     calls: list[ServerCall] = []
     cited: list[str] = []
     spans: list[CitedSpan] = []
