@@ -29,8 +29,11 @@ IGNORE_SIGINT = 'trap "" INT'
 
 
 def clean_env(**extra: str) -> dict[str, str]:
-    """This environment without CITETRACE_/OTEL_ variables (nothing leaks in from the test run), plus ``extra``."""
+    """This environment without CITETRACE_/OTEL_ variables (nothing leaks in from the test run), plus ``extra``;
+    PYTHONPATH made absolute, so a command started in another folder runs the same code as the tests."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CITETRACE_", "OTEL_"))}
+    if env.get("PYTHONPATH"):
+        env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) for p in env["PYTHONPATH"].split(os.pathsep) if p)
     env.update(extra)
     return env
 
@@ -40,12 +43,12 @@ class Command:
     stdout and stderr read by threads. As a context manager, killed at the end if still running."""
 
     def __init__(self, *args: str, shell: str = "", prefix: tuple[str, ...] | list[str] = (),
-                 env: dict[str, str] | None = None) -> None:
+                 env: dict[str, str] | None = None, cwd: str | os.PathLike[str] | None = None) -> None:
         argv = [*prefix, sys.executable, "-m", "citetrace", *args]
         script = f'{shell}; exec "$@"' if shell else 'exec "$@"'
         self.proc = subprocess.Popen(["sh", "-c", script, "sh", *argv], stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                     env=clean_env() if env is None else env)
+                                     env=clean_env() if env is None else env, cwd=cwd)
         self._lines: queue.Queue[str | None] = queue.Queue()
         self._out: list[str] = []
         self._err: list[str] = []

@@ -8,7 +8,13 @@ import socket
 import subprocess
 import sys
 import urllib.request
+from pathlib import Path
+from typing import Any
 
+import psycopg
+
+from _stopping import STOP_BOUND_S, Command, clean_env
+from citetrace import names
 from citetrace.serve import encode_request
 from citetrace.store import open_store
 
@@ -70,3 +76,40 @@ def test_serve_with_an_unreachable_postgresql_is_one_line(pg_uri: str) -> None:
     assert "Traceback" not in done.stderr
     assert done.returncode == 2, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "cannot reach the server" in done.stderr
+
+
+def _post(port: int, spans: list[Any]) -> None:
+    req = urllib.request.Request(f"http://127.0.0.1:{port}/v1/traces", data=encode_request(spans).SerializeToString(),
+                                 headers={"Content-Type": "application/x-protobuf"})
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        assert resp.status == 200
+
+
+def test_a_locked_store_does_not_hold_the_stop_and_loses_nothing(pg_uri: str, tmp_path: Path) -> None:
+    """Three runs held when serve stops while another session locks the summaries table: the stop takes the
+    store's exit wait (here 1 s), not the 30 s lock bound per summary (90 s before); the summaries wait in the
+    spool, and the next serve started in that folder writes them once the lock is gone."""
+    env = clean_env(**{names.ENV_STORE_EXIT_WAIT_SECONDS: "1"})
+    args = ("serve", "--port", "0", "--metrics-port", "0", "--store", pg_uri)
+    with Command(*args, "--grace-seconds", "600", env=env, cwd=tmp_path) as serve:
+        port = int(serve.wait_for(r"OTLP/HTTP on http://127\.0\.0\.1:(\d+)/").group(1))
+        for i in range(3):
+            _post(port, failing_run(0x9200 + i, run_id=f"held-{i}"))
+        with psycopg.connect(pg_uri) as locker:
+            locker.execute("LOCK TABLE citetrace.summaries IN ACCESS EXCLUSIVE MODE")
+            serve.send(signal.SIGTERM)
+            status, took = serve.finish()
+    assert status == 0, serve.stderr
+    assert "citetrace serve: stopped (SIGTERM); 3 trace(s) were in flight" in serve.stderr
+    assert "Traceback" not in serve.stderr and took < STOP_BOUND_S
+    with Command(*args, "--grace-seconds", "0.1", env=env, cwd=tmp_path) as again:
+        port = int(again.wait_for(r"OTLP/HTTP on http://127\.0\.0\.1:(\d+)/").group(1))
+        _post(port, failing_run(0x9300, run_id="after"))  # its write replays the spool first
+        reader = open_store(pg_uri)
+        try:
+            _until(lambda: {r.run_id for r in reader.runs()} >= {"held-0", "held-1", "held-2", "after"},
+                   "the held summaries written from the spool")
+        finally:
+            reader.close()
+        again.send(signal.SIGTERM)
+        assert again.finish()[0] == 0, again.stderr

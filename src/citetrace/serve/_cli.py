@@ -69,7 +69,7 @@ def _run(args: argparse.Namespace) -> int:
     require("serve")
     from citetrace.config import load_settings
     from citetrace.serve._service import ServeOptions, Service
-    from citetrace.store import open_store
+    from citetrace.store import agent_store, open_store
 
     values = _resolve(args)
     options = ServeOptions(
@@ -83,7 +83,10 @@ def _run(args: argparse.Namespace) -> int:
     settings = load_settings(max_traces=values["max_traces"], max_spans_per_trace=values["max_spans_per_trace"],
                              trace_ttl_seconds=values["trace_ttl_seconds"])
     try:
-        store = open_store(values["store"])
+        # opened once now with the full lock wait: a bad URI, server or password fails here, in one line, and
+        # the tables are created; then written as agents write, with short lock waits and a bounded queue
+        open_store(values["store"]).close()
+        store = agent_store(values["store"], settings)
     except (ValueError, OSError) as exc:
         raise CommandError(f"cannot open store {values['store']!r}: {exc}") from None
     service = Service(options, settings=settings, store=store)

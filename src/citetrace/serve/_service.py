@@ -25,7 +25,7 @@ from citetrace.serve._assembler import DECODED_KEYS, Assembler, Finished
 from citetrace.serve._decode import Decoded
 from citetrace.serve._http import Accepted, Ingest, IngestServer, Limits
 from citetrace.serve._selfmetrics import ServeMetrics
-from citetrace.store import Store
+from citetrace.store import BufferedStore, Store
 from citetrace.metrics import SummaryMetrics, start_metrics_server
 from citetrace.summary import Thresholds
 
@@ -73,6 +73,8 @@ class Service:
         self.metrics = SummaryMetrics.for_registry(self.registry, max_tool_names=settings.max_tool_names)
         self.serve_metrics = ServeMetrics(self.registry)
         self.store = store
+        if isinstance(store, BufferedStore):  # its queued and lost writes on /metrics, as in an agent
+            self.metrics.watch_store(store)
         self.assembler = Assembler(
             metrics=self.metrics,
             thresholds=Thresholds.from_settings(settings),
