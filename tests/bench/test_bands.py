@@ -47,3 +47,17 @@ def test_each_figure_fails_only_in_its_bad_direction() -> None:
     fewer = _bench(citation_coverage=0.5, support_rate=0.5, dead_or_unfetched_rate=0.5, searches=0.0)
     more = _bench(citation_coverage=0.5, support_rate=0.5, dead_or_unfetched_rate=0.5, searches=6.0)
     assert _rules(fewer) == ["searches"] and _rules(more) == ["searches"]
+
+
+def test_a_question_whose_agent_raised_fails_naming_the_error_not_a_missed_answer() -> None:
+    """A repeat whose agent raised fails the question. The gate said "the report missed the known answer (None)"
+    for a question with no known answer; it now names the error and how many repeats raised."""
+    bench = _bench(citation_coverage=0.5, support_rate=0.5, dead_or_unfetched_rate=0.5, searches=2.0)
+    q = bench["questions"][0]
+    q.update(passed=False, answer=None, repeats=[{"error": "RuntimeError: boom"}, {"error": None},
+                                                   {"error": "RuntimeError: boom"}])
+    assert gate_bench(bench, BASE) == [("agent_error", "question q: the agent raised in 2 of 3 repeats "
+                                                       "(RuntimeError: boom)")]
+    q.update(answer="contains '860 MW'", repeats=[{"error": None}] * 3)
+    assert gate_bench(bench, BASE) == [("known_answer", "question q: the report missed the known answer "
+                                                        "(contains '860 MW')")]

@@ -62,7 +62,11 @@ def gate_bench(bench: Mapping[str, Any], baseline: Mapping[str, Any]) -> list[tu
     questions = _questions(bench, "the bench")
     failures: list[tuple[str, str]] = []
     for qid, q in questions.items():
-        if q.get("passed") is False:
+        raised = [r["error"] for r in q.get("repeats") or () if isinstance(r, Mapping) and r.get("error")]
+        if raised:  # the agent's exception failed the question, known answer or not: say that, not "missed"
+            failures.append(("agent_error", f"question {qid}: the agent raised in {len(raised)} of "
+                                            f"{len(q.get('repeats') or ())} repeats ({raised[0]})"))
+        elif q.get("passed") is False:
             failures.append(("known_answer", f"question {qid}: the report missed the known answer ({q.get('answer')})"))
         for metric, b in (baseline["questions"].get(qid) or {}).items():
             mean = (q["spread"].get(metric) or {}).get("mean")
