@@ -106,3 +106,30 @@ def test_removed_fetch_record_is_named(db: Path) -> None:
     _sql(db, "UPDATE documents SET fetched_at = 5.0 WHERE url = ?", ANALYSIS)
     breaks = audit(SQLiteStore(db), RUN).breaks
     assert breaks == [f"evidence e2 ({ANALYSIS}): no fetch of this URL at retrieved_at=1002.0"]
+
+
+def _edit_row(db: Path, key: str, **changes: object) -> None:
+    conn = sqlite3.connect(db)
+    (data,) = conn.execute("SELECT data FROM ledger_rows WHERE key = ?", (key,)).fetchone()
+    with conn:
+        conn.execute("UPDATE ledger_rows SET data = ? WHERE key = ?", (json.dumps({**json.loads(data), **changes}), key))
+    conn.close()
+
+
+def test_a_claim_row_whose_text_was_rewritten_is_caught(db: Path) -> None:
+    """The report is rendered from claim rows: rewriting a verified claim's text in its row made the report
+    assert "Acme supports SSO on every tier" on evidence that says Business and Enterprise, and the audit said
+    ok (it compared status, pass, history length and links, not what the claim says). Each row's text,
+    sub-question, type and impact must equal its journal entry."""
+    _edit_row(db, "c1", text="Acme supports SSO on every tier.", impact="high")
+    breaks = audit(SQLiteStore(db), RUN).breaks
+    assert breaks == ["claim c1: row's text 'Acme supports SSO on every tier.' differs from the journal's "
+                      "'Acme supports SSO on the Business and Enterprise tiers.'",
+                      "claim c1: row's impact 'high' differs from the journal's 'normal'"]
+
+
+def test_a_sub_question_row_whose_text_was_rewritten_is_caught(db: Path) -> None:
+    """The same for the question graph: a sub-question's text and dependencies come from its journal entry."""
+    _edit_row(db, "q1", text="Which tiers are free?")
+    assert audit(SQLiteStore(db), RUN).breaks == [
+        "sub-question q1: row's text 'Which tiers are free?' differs from the journal's 'Which tiers include SSO?'"]

@@ -117,6 +117,7 @@ def audit(store: Store, run_id: str, *, contested_after: int = DEFAULT_CONTESTED
     claims: dict[str, list[dict[str, Any]]] = {}
     links: dict[str, dict[str, set[str]]] = {}
     questions: dict[str, dict[str, Any]] = {}
+    made: dict[str, dict[str, Any]] = {}  # claim id -> its J_CLAIM entry (what the claim says)
     for _seq, kind, data in entries:
         if kind == J_EVIDENCE:
             known.add(data["evidence"])
@@ -126,6 +127,7 @@ def audit(store: Store, run_id: str, *, contested_after: int = DEFAULT_CONTESTED
         elif kind == J_CLAIM:
             claims[data["claim"]] = []
             links[data["claim"]] = {"supports": set(), "contradicts": set()}
+            made[data["claim"]] = data
         elif kind == J_LINK and data["claim"] in links:
             links[data["claim"]]["supports"].update(data["supports"])
             links[data["claim"]]["contradicts"].update(data["contradicts"])
@@ -136,7 +138,7 @@ def audit(store: Store, run_id: str, *, contested_after: int = DEFAULT_CONTESTED
             if side:
                 links[data["claim"]][side].update(data["evidence"])
         elif kind == J_QUESTION:
-            questions[data["question"]] = {"status": names.Q_OPEN, "queries": []}
+            questions[data["question"]] = {"status": names.Q_OPEN, "queries": [], "entry": data}
         elif kind == J_QUESTION_STATUS and data["question"] in questions:
             questions[data["question"]]["status"] = data["to"]
         elif kind == J_QUERY and data["question"] in questions:
@@ -148,12 +150,30 @@ def audit(store: Store, run_id: str, *, contested_after: int = DEFAULT_CONTESTED
     for cid, log in claims.items():
         out.claims += 1
         _check_claim(cid, rows.get(cid), log, links[cid], good, known, out, contested_after)
+        _check_fields(f"claim {cid}", rows.get(cid), made[cid], _CLAIM_FIELDS, out)
     qrows = dict(store.ledger_rows(run_id, T_QUESTIONS))
     for qid, derived in questions.items():
         row = qrows.get(qid)
         if row is None:
             out.breaks.append(f"sub-question {qid}: dropped from the question graph")
-        elif row["status"] != derived["status"] or list(row["queries"]) != derived["queries"]:
-            out.breaks.append(f"sub-question {qid}: row ({row['status']}, {len(row['queries'])} queries) differs"
-                              f" from the journal ({derived['status']}, {len(derived['queries'])} queries)")
+        else:
+            if row["status"] != derived["status"] or list(row["queries"]) != derived["queries"]:
+                out.breaks.append(f"sub-question {qid}: row ({row['status']}, {len(row['queries'])} queries) differs"
+                                  f" from the journal ({derived['status']}, {len(derived['queries'])} queries)")
+            _check_fields(f"sub-question {qid}", row, derived["entry"], _QUESTION_FIELDS, out)
     return out
+
+
+_CLAIM_FIELDS = ("text", "question", "claim_type", "impact")
+_QUESTION_FIELDS = ("text", "depends_on")
+
+
+def _check_fields(what: str, row: dict[str, Any] | None, entry: dict[str, Any], fields: tuple[str, ...],
+                  out: AuditResult) -> None:
+    """The row says what its journal entry said: the report is rendered from rows, so a row rewritten by hand
+    (a claim's text) would assert something no evidence was checked for."""
+    if row is None:
+        return
+    for name in fields:
+        if name in entry and row.get(name) != entry[name]:
+            out.breaks.append(f"{what}: row's {name} {row.get(name)!r} differs from the journal's {entry[name]!r}")
