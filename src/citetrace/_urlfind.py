@@ -19,8 +19,11 @@ __all__ = ["URL_PATTERN", "MARKDOWN_LINK", "AUTOLINK", "url_spans", "urls_in", "
 URL_PATTERN = r"https?://[^\s<>\"'`\]\[]+"
 """A URL's longest possible extent (``url_spans`` then trims trailing punctuation); for combined tokenizers."""
 _URL = re.compile(URL_PATTERN, re.IGNORECASE)
-MARKDOWN_LINK = re.compile(r"!?\[([^\]\n]*)\]\(\s*<?(https?://[^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
-"""A markdown link or image ``[title](url "optional title")``: group 1 the title, group 2 the URL."""
+MARKDOWN_LINK = re.compile(
+    r"!?\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\(\s*<?(https?://[^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+"""A markdown link or image ``[title](url "optional title")``: group 1 the title, group 2 the URL. The title
+may hold one level of brackets, as markdown allows: ``[[2]](url)`` is a link titled ``[2]`` (it read as a
+bare marker ``[2]`` with no reference entry, and the report failed to parse)."""
 AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
 """A markdown autolink ``<url>``: group 1 the URL."""
 _TRAILING = ".,;:!?*_'\""

@@ -61,16 +61,54 @@ def _in_parentheses(sentence: str, anchor: Anchor) -> bool:
     return before.endswith(("(", ";")) and after.startswith((")", ";"))
 
 
-def blank_anchors(sentence: str, anchors: Sequence[Anchor]) -> str:
-    """``sentence`` with every anchor blanked by spaces of the same length (offsets survive); a link's label
-    stays readable unless it is a trailing source name."""
+_FILL = "\x01"
+"""Stands for an anchor's span while looking for citation-only groups (no report holds it: NUL-free text)."""
+_CITATION_GROUP = re.compile(r"\((?:[\s\x01,;&/|]|and\b)*\)|\[(?:[\s\x01,;&/|]|and\b)*\]")
+"""A parenthesis or bracket holding only anchors and the separators between them."""
+_MARKER_LABEL = re.compile(r"\[\^?\d{1,4}(?:\s*[,\-–]\s*\d{1,4})*\]|\^?\d{1,4}(?:\s*[,\-–]\s*\d{1,4})*")
+_CLAUSE_END = re.compile(r"[\s\x01]*(?:[,.;:!?)\]]|$)")
+
+
+def _filled(sentence: str, anchors: Sequence[Anchor]) -> str:
+    """``sentence`` with every anchor's span replaced by ``_FILL`` (same length): what is left is prose."""
     chars = list(sentence)
     for a in anchors:
+        chars[a.start:a.end] = _FILL * (a.end - a.start)
+    return "".join(chars)
+
+
+def _is_marker_label(sentence: str, filled: str, anchor: Anchor) -> bool:
+    """A link titled like a marker: ``[[2]](url)`` always; ``[1](url)`` when it ends its clause and does not
+    follow a preposition ("rose to [12](url)." keeps its number, "rose [1](url)." does not)."""
+    label = (anchor.label or "").strip()
+    if not _MARKER_LABEL.fullmatch(label):
+        return False
+    if label.startswith(("[", "^")):
+        return True
+    return bool(_CLAUSE_END.match(filled, anchor.end)) and _word_before(sentence, anchor.start) not in PREPOSITIONS
+
+
+def blank_anchors(sentence: str, anchors: Sequence[Anchor]) -> str:
+    """``sentence`` with every anchor blanked by spaces of the same length (offsets survive); a link's label
+    stays readable unless it is a trailing source name or a marker-like title.
+
+    A parenthesis or bracket that held only anchors (``([source](url))``, ``([1](url), [Reuters](url))``,
+    ``[[1](url)]``) is blanked whole, labels, separators and brackets included: it cites, it does not claim.
+    A group with words of its own ("(see [the table](url) below)") keeps them and the labels.
+    """
+    chars = list(sentence)
+    filled = _filled(sentence, anchors)
+    for a in anchors:
         keep: tuple[int, int] | None = None
-        if a.label and not is_source_label(sentence, a):
+        if a.label and not is_source_label(sentence, a) and not _is_marker_label(sentence, filled, a):
             keep = (a.start + 1, a.start + 1 + len(a.label))
         for k in range(a.start, a.end):
             if keep is None or not keep[0] <= k < keep[1]:
+                if chars[k] not in "\r\n":
+                    chars[k] = " "
+    for m in _CITATION_GROUP.finditer(filled):
+        if _FILL in m.group(0):
+            for k in range(m.start(), m.end()):
                 if chars[k] not in "\r\n":
                     chars[k] = " "
     return "".join(chars)
