@@ -133,3 +133,17 @@ def test_a_sub_question_row_whose_text_was_rewritten_is_caught(db: Path) -> None
     _edit_row(db, "q1", text="Which tiers are free?")
     assert audit(SQLiteStore(db), RUN).breaks == [
         "sub-question q1: row's text 'Which tiers are free?' differs from the journal's 'Which tiers include SSO?'"]
+
+
+def test_a_claim_row_marked_adjudicated_or_flipped_by_hand_is_caught(tmp_path: Path) -> None:
+    """How a pass was opened and the flip count come from the log too: a contradicted claim whose row was marked
+    adjudicated renders as settled ("Contradicted by the evidence") instead of unresolved, and audited ok."""
+    store = _build(tmp_path / "s.db")
+    led = Ledger(RUN, store=store)
+    c3 = led.add_claim("Acme has no SSO at all.")
+    led.verify(c3, "contradicted", evidence=[led.evidence_records()[0].id])
+    store.close()
+    _edit_row(tmp_path / "s.db", c3, pass_reason="adjudicate", flips=2)
+    assert audit(SQLiteStore(tmp_path / "s.db"), RUN).breaks == [
+        f"claim {c3}: row's pass_reason 'adjudicate' differs from its verification log's 'initial'",
+        f"claim {c3}: row's flips 2 differs from its verification log's 0"]

@@ -90,6 +90,10 @@ def _check_claim(cid: str, row: dict[str, Any] | None, log: list[dict[str, Any]]
     if (row["status"], int(row["pass"])) != (state.status, state.pass_no):
         out.breaks.append(f"claim {cid}: row says {row['status']} (pass {row['pass']}) but its verification log"
                           f" gives {state.status} (pass {state.pass_no})")
+    for name, derived in (("pass_reason", state.pass_reason), ("flips", state.flips)):  # both change the report
+        if row.get(name) != derived:
+            out.breaks.append(f"claim {cid}: row's {name} {row.get(name)!r} differs from its verification log's "
+                              f"{derived!r}")
     if len(row["history"]) != len(log):
         out.breaks.append(f"claim {cid}: history has {len(row['history'])} steps, the log {len(log)}")
     for side in ("supports", "contradicts"):
