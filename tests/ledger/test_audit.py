@@ -147,3 +147,9 @@ def test_a_claim_row_marked_adjudicated_or_flipped_by_hand_is_caught(tmp_path: P
     assert audit(SQLiteStore(tmp_path / "s.db"), RUN).breaks == [
         f"claim {c3}: row's pass_reason 'adjudicate' differs from its verification log's 'initial'",
         f"claim {c3}: row's flips 2 differs from its verification log's 0"]
+
+
+def test_a_route_changed_by_hand_is_caught(db: Path) -> None:
+    """Where a claim was routed (shown in the report) comes from the journal's route entry."""
+    _edit_row(db, "c1", routed="human_review")
+    assert audit(SQLiteStore(db), RUN).breaks == ["claim c1: row's routed 'human_review' differs from the journal's None"]

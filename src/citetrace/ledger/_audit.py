@@ -131,10 +131,12 @@ def audit(store: Store, run_id: str, *, contested_after: int = DEFAULT_CONTESTED
         elif kind == J_CLAIM:
             claims[data["claim"]] = []
             links[data["claim"]] = {"supports": set(), "contradicts": set()}
-            made[data["claim"]] = data
+            made[data["claim"]] = {**data, "routed": None}
         elif kind == J_LINK and data["claim"] in links:
             links[data["claim"]]["supports"].update(data["supports"])
             links[data["claim"]]["contradicts"].update(data["contradicts"])
+            if "routed" in data:
+                made[data["claim"]] = {**made[data["claim"]], "routed": data["routed"]}
         elif kind == J_VERIFICATION and data["claim"] in claims:
             claims[data["claim"]].append(data)
             side = {names.CLAIM_VERIFIED: "supports", names.CLAIM_CONTRADICTED: "contradicts"}.get(
@@ -168,7 +170,7 @@ def audit(store: Store, run_id: str, *, contested_after: int = DEFAULT_CONTESTED
     return out
 
 
-_CLAIM_FIELDS = ("text", "question", "claim_type", "impact")
+_CLAIM_FIELDS = ("text", "question", "claim_type", "impact", "routed")
 _QUESTION_FIELDS = ("text", "depends_on")
 
 
