@@ -41,11 +41,27 @@ def test_yaml_and_json_sets_load(tmp_path: Path) -> None:
     ("questions:\n  - {question: x, answer: {regex: '('}}\n", "does not compile"),
     ("questions:\n  - {question: x, answer: {number: many}}\n", "must be numbers"),
     ("questions: [\n", "not YAML"),
+    # answers no report can miss or none can meet: each passed or failed every repeat without a word
+    ("questions:\n  - {question: x, answer: {exact: ''}}\n", "exact answer is empty"),
+    ("questions:\n  - {question: x, answer: {regex: ''}}\n", "regex answer is empty"),
+    ("questions:\n  - {question: x, answer: {number: 5, tolerance: -1}}\n", "tolerance must be a finite number >= 0"),
+    ("questions:\n  - {question: x, answer: {number: .nan}}\n", "number must be finite"),
+    ("questions:\n  - {question: x, answer: {number: .inf}}\n", "number must be finite"),
+    ("questions:\n  - {question: x, answer: {number: true}}\n", "must be numbers"),
 ])
 def test_bad_sets_name_the_problem(tmp_path: Path, text: str, message: str) -> None:
     """Each problem is one message naming the file and the entry."""
     path = tmp_path / "q.yaml"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(QuestionSetError, match=message) as raised:
+        load_questions(path)
+    assert str(path) in str(raised.value) and "\n" not in str(raised.value)
+
+
+def test_a_set_that_is_not_utf8_is_one_line(tmp_path: Path) -> None:
+    """A question set saved in another encoding (UTF-16 with its BOM) was a UnicodeDecodeError traceback."""
+    path = tmp_path / "q.yaml"
+    path.write_bytes("questions:\n  - {question: x}\n".encode("utf-16"))
+    with pytest.raises(QuestionSetError, match="not UTF-8 text") as raised:
         load_questions(path)
     assert str(path) in str(raised.value) and "\n" not in str(raised.value)

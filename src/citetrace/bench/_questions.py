@@ -12,6 +12,7 @@ search, ``number`` any number in the report within ``tolerance`` (default 0; tho
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,17 +84,31 @@ def _answer(raw: Any, where: str) -> KnownAnswer | None:
     unknown = set(raw) - {"exact", "regex", "number", "tolerance"}
     if unknown:
         raise QuestionSetError(f"{where}: unknown answer field(s) {sorted(unknown)}")
+    # an answer every report meets (an empty text) or none can (NaN, a negative tolerance) would pass or fail
+    # every repeat without a word: refused like any other bad entry
     if "regex" in raw:
+        if not str(raw["regex"]):
+            raise QuestionSetError(f"{where}: the regex answer is empty (every report would match it)")
         try:
             re.compile(str(raw["regex"]))
         except re.error as exc:
             raise QuestionSetError(f"{where}: answer regex does not compile: {exc}") from None
     if "number" in raw:
+        values = (raw["number"], raw.get("tolerance", 0))
+        if any(isinstance(v, bool) or not isinstance(v, (int, float, str)) for v in values):
+            raise QuestionSetError(f"{where}: answer number and tolerance must be numbers")
         try:
-            return KnownAnswer(number=float(raw["number"]), tolerance=float(raw.get("tolerance", 0)))
-        except (TypeError, ValueError):
+            number, tolerance = float(values[0]), float(values[1])
+        except ValueError:
             raise QuestionSetError(f"{where}: answer number and tolerance must be numbers") from None
-    return KnownAnswer(exact=str(raw["exact"])) if "exact" in raw else KnownAnswer(regex=str(raw["regex"]))
+        if not math.isfinite(number):
+            raise QuestionSetError(f"{where}: the answer number must be finite, got {raw['number']!r}")
+        if not (math.isfinite(tolerance) and tolerance >= 0):
+            raise QuestionSetError(f"{where}: the answer tolerance must be a finite number >= 0, got {values[1]!r}")
+        return KnownAnswer(number=number, tolerance=tolerance)
+    if not str(raw["exact"]).strip():
+        raise QuestionSetError(f"{where}: the exact answer is empty (every report would contain it)")
+    return KnownAnswer(exact=str(raw["exact"]))
 
 
 def _parse(path: Path, text: str) -> Any:
@@ -121,6 +136,8 @@ def load_questions(path: str | Path) -> list[BenchQuestion]:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise QuestionSetError(f"cannot read the question set {str(p)!r}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise QuestionSetError(f"{p}: not UTF-8 text (byte {exc.start}); save the set as UTF-8") from None
     data = _parse(p, text)
     items = data.get("questions") if isinstance(data, dict) else data
     if not isinstance(items, list) or not items:
