@@ -65,3 +65,13 @@ def test_a_set_that_is_not_utf8_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(QuestionSetError, match="not UTF-8 text") as raised:
         load_questions(path)
     assert str(path) in str(raised.value) and "\n" not in str(raised.value)
+
+
+def test_each_kind_of_answer_loads(tmp_path: Path) -> None:
+    """exact, regex and number each load as themselves (the regex kind fell through to the exact check once)."""
+    path = tmp_path / "q.yaml"
+    path.write_text("questions:\n  - {id: e, question: x, answer: {exact: '860 MW'}}\n"
+                    "  - {id: r, question: x, answer: {regex: '4\\.2 million'}}\n"
+                    "  - {id: n, question: x, answer: {number: 139, tolerance: 1}}\n", encoding="utf-8")
+    assert [q.answer for q in load_questions(path)] == [
+        KnownAnswer(exact="860 MW"), KnownAnswer(regex=r"4\.2 million"), KnownAnswer(number=139.0, tolerance=1.0)]

@@ -93,6 +93,7 @@ def _answer(raw: Any, where: str) -> KnownAnswer | None:
             re.compile(str(raw["regex"]))
         except re.error as exc:
             raise QuestionSetError(f"{where}: answer regex does not compile: {exc}") from None
+        return KnownAnswer(regex=str(raw["regex"]))
     if "number" in raw:
         values = (raw["number"], raw.get("tolerance", 0))
         if any(isinstance(v, bool) or not isinstance(v, (int, float, str)) for v in values):
