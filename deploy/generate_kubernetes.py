@@ -132,11 +132,15 @@ def tier2() -> list[dict[str, Any]]:
     """Tier 2: the citetracesummary connector and the tail sampler; a StatefulSet for stable pod names."""
     env = {names.ENV_OTELCOL_REMOTE_WRITE_ENDPOINT: f"http://{PROMETHEUS}.{NAMESPACE}.svc.cluster.local:9090/api/v1/write",
            names.ENV_OTELCOL_BACKEND_ENDPOINT: BACKEND}
+    container = _collector_container("summary", env, "2Gi")
+    # the metrics' instance label is the pod name: stable across restarts (a counter reset, not new series)
+    container["env"].append({"name": names.ENV_OTELCOL_INSTANCE_ID,
+                             "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}})
     statefulset = {
         "apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": _meta(TIER2, "summary"),
         "spec": {"serviceName": TIER2, "replicas": TIER2_REPLICAS, "podManagementPolicy": "Parallel",
                  "selector": {"matchLabels": _selector(TIER2)},
-                 "template": _pod(TIER2, [_collector_container("summary", env, "2Gi")],
+                 "template": _pod(TIER2, [container],
                                   [{"name": "config", "configMap": {"name": f"{TIER2}-config"}}])},
     }
     return [statefulset, _service(TIER2, "summary", {"otlp-grpc": OTLP_GRPC, "telemetry": TELEMETRY}, headless=True)]

@@ -43,6 +43,10 @@ type Config struct {
 	MetricsFlushInterval time.Duration `mapstructure:"metrics_flush_interval"`
 	// Tick is how often due traces are finalised.
 	Tick time.Duration `mapstructure:"tick"`
+	// Instance is the instance label of the metrics (their service.instance.id): stable across restarts and
+	// unique per collector, such as the pod name. Empty: the collector's service.instance.id, a new random id per
+	// start, so that each restart begins new series whose first sample increase() and rate() cannot count.
+	Instance string `mapstructure:"instance"`
 	// MetricsOf makes this connector a metrics outlet: the id of the citetracesummary connector whose metrics it
 	// sends (e.g. "citetracesummary"). An outlet takes no other setting; it is used as an exporter at the end of
 	// that connector's traces output pipeline and as the receiver of a metrics pipeline, so the pipeline feeding

@@ -56,6 +56,9 @@ func newCore(cfg *Config, logger *zap.Logger, tel *telemetry, collector pcommon.
 			v.CopyTo(c.resource.Attributes().PutEmpty(k))
 		}
 	}
+	if cfg.Instance != "" { // a restart then continues the same series (a counter reset), not new ones
+		c.resource.Attributes().PutStr("service.instance.id", cfg.Instance)
+	}
 	c.metrics = newSummaryMetrics(cfg.MaxToolNames, start)
 	c.metrics.inFlight = func() int { return int(c.inFlight.Load()) }
 	return c

@@ -644,6 +644,10 @@ ENV_OTELCOL_REMOTE_WRITE_ENDPOINT: Final = "CITETRACE_OTELCOL_REMOTE_WRITE_ENDPO
 ``http://prometheus:9090/api/v1/write``."""
 ENV_OTELCOL_METRICS_FLUSH_INTERVAL: Final = "CITETRACE_OTELCOL_METRICS_FLUSH_INTERVAL"
 """otelcol-summary.yaml: how often the connector sends its cumulative metrics (a duration). Default ``15s``."""
+ENV_OTELCOL_INSTANCE_ID: Final = "CITETRACE_OTELCOL_INSTANCE_ID"
+"""otelcol-summary.yaml: the ``instance`` label of the connector's metrics, stable across restarts and unique per
+collector (the pod or host name). Default: the collector's ``service.instance.id``, a new random id per start,
+which makes every restart a new set of series whose first sample ``increase()`` cannot count."""
 
 # Variables of the repository's scripts (scripts/setup, scripts/test, scripts/demo, scripts/build-collector),
 # not of the package.
