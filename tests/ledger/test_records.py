@@ -420,3 +420,10 @@ def test_secrets_in_claims_queries_and_questions_are_redacted_in_every_ledger_si
         assert key not in sink and "t0psecret" not in sink and "hunter2" not in sink, sink[:300]
     assert ledger.claim(c).text == "The admin key REDACTED opens https://acme.example/admin?token=REDACTED for SSO."
     assert Ledger.open(RUN, store=fetched).audit().ok
+
+
+@pytest.mark.parametrize("run_id", [None, "", 42])
+def test_open_without_a_run_id_is_refused_naming_it(store: Store, run_id: object) -> None:
+    """Ledger.open(None) was an AttributeError from the store's id lookup, and "" matched every run as a prefix."""
+    with pytest.raises(LedgerError, match="a ledger needs a run id"):
+        Ledger.open(run_id, store=store)  # type: ignore[arg-type]

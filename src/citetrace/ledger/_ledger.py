@@ -67,7 +67,7 @@ class Ledger:
     def __init__(self, run_id: str, *, store: Store | None = None, trace_id: str | None = None,
                  clock: Callable[[], float] = time.time, contested_after: int = DEFAULT_CONTESTED_AFTER) -> None:
         if not isinstance(run_id, str) or not run_id:
-            raise LedgerError("a ledger needs a run id")
+            raise LedgerError(f"a ledger needs a run id, got {run_id!r}")
         if contested_after < 1:
             raise LedgerError(f"contested_after must be >= 1, got {contested_after}")
         if store is None:
@@ -88,6 +88,8 @@ class Ledger:
     @classmethod
     def open(cls, run_id: str, *, store: Store | None = None, **kwargs: Any) -> "Ledger":
         """Re-open a run's ledger from the store (an id prefix works); LedgerError if the store has no such run."""
+        if not isinstance(run_id, str) or not run_id.strip():  # "" would be a prefix of every run
+            raise LedgerError(f"a ledger needs a run id, got {run_id!r}")
         if store is None:
             from citetrace import _telemetry
 
