@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib.util
 from typing import Final
 
-__all__ = ["EXTRAS", "MissingExtra", "require"]
+__all__ = ["EXTRAS", "MissingExtra", "installed", "require"]
 
 EXTRAS: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
     "grpc": ("the OTLP/gRPC span exporter", ("opentelemetry.exporter.otlp.proto.grpc", "grpc")),
@@ -23,6 +23,7 @@ EXTRAS: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
     "view": ("the run page", ("jinja2", "markupsafe")),
     "bench": ("question sets", ("yaml",)),
     "postgres": ("a PostgreSQL run store", ("psycopg", "psycopg_pool")),
+    "pdf": ("PDF text extraction", ("pypdf",)),
 }
 """extra -> (what it is for, the modules it brings that citetrace imports)."""
 
@@ -31,7 +32,8 @@ class MissingExtra(ImportError):
     """An optional part of citetrace is not installed; the message names the extra that brings it."""
 
 
-def _installed(module: str) -> bool:
+def installed(module: str) -> bool:
+    """The module can be imported (found, and not blocked with ``sys.modules[name] = None``)."""
     try:
         return importlib.util.find_spec(module) is not None
     except (ImportError, ValueError):  # a parent package is missing, or a module was blocked (None) in sys.modules
@@ -44,7 +46,7 @@ def require(extra: str) -> None:
     A ``find_spec`` per module (nothing is imported), so callers can check once before their lazy imports.
     """
     purpose, modules = EXTRAS[extra]
-    missing = [m for m in modules if not _installed(m)]
+    missing = [m for m in modules if not installed(m)]
     if missing:
         raise MissingExtra(f"{purpose} needs the [{extra}] extra ({', '.join(missing)} not installed): "
                            f"pip install 'citetrace[{extra}]'", name=missing[0])

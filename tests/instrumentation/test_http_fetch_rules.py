@@ -196,3 +196,20 @@ def test_env_var_read_and_bad_value_falls_back(caplog: pytest.LogCaptureFixture)
         settings = load_settings({names.ENV_FETCH_RULES: "nope=ftp://x/{url}"})
     assert settings.fetch_rules is None
     assert names.ENV_FETCH_RULES in caplog.text and "http(s) URL" in caplog.text
+
+
+@pytest.mark.parametrize("client", list(CLIENTS))
+def test_a_pdf_through_a_reader_is_stored_as_its_text(instrumented: Any, rules_cap: Captured, dns: LocalServer,
+                                                      client: str) -> None:
+    """A reader that passes a PDF through (application/pdf): the page's document is the PDF's text layer with
+    content type application/pdf, not its bytes decoded as text; the caller still gets the bytes."""
+    from _pdfbytes import make_pdf
+
+    pdf = make_pdf([PAGE.strip()])
+    dns.routes["/"] = (200, pdf, "application/pdf")
+    with research_run("q") as run:
+        assert _send(client, _jina(dns.port)) == pdf
+    span = one_tool_span(rules_cap)
+    (doc,) = rules_cap.store.documents(run.id)
+    assert (doc.url, doc.content_type, span[names.TOOL_STATUS]) == (PAGE_URL, "application/pdf", "ok")
+    assert doc.text == PAGE.strip() and "%PDF" not in doc.text

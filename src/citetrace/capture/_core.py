@@ -23,7 +23,7 @@ from citetrace import names
 from citetrace._redact import redact_arguments, redact_text, redact_url, redact_urls
 from citetrace._urls import host_of
 from citetrace import _telemetry
-from citetrace.capture import _extract, _redirects, _replay
+from citetrace.capture import _extract, _pdf, _redirects, _replay
 from citetrace.capture._responses import args_key, encode_exception, encode_result
 from citetrace.capture._context import (
     CURRENT_RUN, IN_TOOL, TOOL_CALL_ID, count_outside_run_call, in_tool_call, run_in_context,
@@ -235,17 +235,18 @@ class _Call:
                 status = names.STATUS_EMPTY if count == 0 and not pages else names.STATUS_OK
         else:
             docs = spec.result_documents(result) if spec.result_documents else None
+            ctype: str | None = None
             if docs is not None:
                 status = self._finish_documents(list(docs), status, attrs)
             else:
-                text, status = self._read_fetch(result, status, attrs)
+                text, status, ctype = self._read_fetch(result, status, attrs)
         attrs[names.TOOL_STATUS] = status
         if status in _ERROR_STATUSES:
             attrs[names.ERROR_TYPE] = names.ERROR_TYPE_RATE_LIMITED if status == names.STATUS_RATE_LIMITED else (
                 names.ERROR_TYPE_TOOL_ERROR
             )
         if not is_search and spec.stores_text and docs is None:
-            ctype = _extract.content_type_of(result)
+            ctype = ctype or _extract.content_type_of(result)
             self._store(text or "", status, http_status, ctype, attrs)
             if self.url is not None:
                 self._store_redirect(result, text or "", status, http_status, ctype, attrs)
@@ -284,8 +285,10 @@ class _Call:
             count = custom_count
         return urls, size, count
 
-    def _read_fetch(self, result: Any, status: str | None, attrs: dict[str, Any]) -> tuple[str | None, str]:
-        """A fetch's text (the tool's ``result_text`` first) and its size on ``attrs``; (text, status)."""
+    def _read_fetch(self, result: Any, status: str | None,
+                    attrs: dict[str, Any]) -> tuple[str | None, str, str | None]:
+        """A fetch's text (the tool's ``result_text`` first) and its size on ``attrs``; (text, status, content
+        type when the reading decided it: ``application/pdf`` for a PDF, whose text layer replaces the bytes)."""
         spec = self.spec
         text = spec.result_text(result) if spec.result_text else None
         if text is None:
@@ -293,12 +296,20 @@ class _Call:
         if text is None and _extract.is_unknown_shape(result):
             # an iterator a plain function returns (a generator *function* is iterated by _stream): its
             # text arrives after the call, so say nothing of its size rather than call it an empty read
-            return text, status or names.STATUS_OK
+            return text, status or names.STATUS_OK, None
+        ctype = None
+        pdf = _pdf.pdf_of(result, text)
+        if pdf is not None:
+            text, ctype = pdf.text, _pdf.PDF_MIME
+            if pdf.unreadable:
+                attrs[names.CONTENT_UNREADABLE] = pdf.unreadable
+            if pdf.pages_skipped:
+                attrs[names.CONTENT_PAGES_SKIPPED] = pdf.pages_skipped
         chars = len(text) if text is not None else 0
         attrs[names.RESULT_SIZE] = chars
         if status is None:
             status = _extract.fetch_status_of_text(text or "", self.tel.settings.empty_fetch_chars)
-        return text, status
+        return text, status, ctype
 
     def fail(self, exc: BaseException) -> None:
         elapsed = time.perf_counter() - self.t0 if self.run is not None else 0.0

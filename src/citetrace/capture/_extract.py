@@ -13,6 +13,7 @@ from typing import Any
 
 from citetrace import names
 from citetrace._urlfind import urls_in
+from citetrace.capture import _pdf
 
 __all__ = [
     "query_hash",
@@ -233,8 +234,11 @@ def decode_bytes(body: bytes, content_type: str | None = None) -> str:
     when that fails Windows-1252, as browsers read an undeclared page.
 
     Why not UTF-8 with replacement: a Latin-1 page would be stored as "Caf\ufffd", and a claim quoting it
-    could never meet its page in eval.
+    could never meet its page in eval. A PDF is not text in any encoding: its text layer (``capture._pdf``),
+    or nothing.
     """
+    if _pdf.is_pdf(body, content_type):
+        return _pdf.read_pdf(body).text
     for bom, codec in _BOMS:
         if body.startswith(bom):
             return body[len(bom):].decode(codec, "replace")
@@ -276,7 +280,10 @@ def _text_from(value: Any, depth: int = 0) -> str | None:
         return None
     # requests.Response / httpx.Response: read only what is already loaded
     if hasattr(value, "status_code") and hasattr(value, "headers"):
-        if getattr(value, "_content", False) not in (False, None):
+        content = getattr(value, "_content", False)
+        if content not in (False, None):
+            if isinstance(content, bytes) and _pdf.is_pdf(content, content_type_of(value)):
+                return _pdf.read_pdf(content).text  # the client's own .text would decode the PDF's bytes
             try:
                 text = value.text
                 return text if isinstance(text, str) else None

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 from urllib.parse import urlencode
 
-from citetrace.capture._internal import decode_bytes, http_status_of
+from citetrace.capture._internal import decode_bytes, http_status_of, is_pdf
 
 __all__ = ["BODY_CAP", "Reply", "Sent", "aiohttp_sent", "buffer_aiohttp", "buffer_urllib", "decode", "httpx_sent",
            "reply_of", "requests_sent", "urllib_sent"]
@@ -135,6 +135,8 @@ def reply_of(response: Any, streamed: bool, buffered: bytes | None = None) -> Re
 
 
 def _text(response: Any, body: bytes) -> str:
+    if is_pdf(body, _content_type(response)):  # decode's PDF text layer, not the client's reading of the bytes
+        return decode(body, _content_type(response))
     try:
         text = response.text
         return text if isinstance(text, str) else decode(body, _content_type(response))
