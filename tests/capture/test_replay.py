@@ -272,7 +272,8 @@ def test_http_errors_raised_by_urllib_requests_and_httpx_replay_whole(web: Local
     exception the agent can use like the live one: its type, message, status (urllib's ``code``/``status``/
     ``reason``, requests' and httpx's ``response.status_code``) and a traceback that prints. Before, urllib's
     HTTPError was rebuilt without its constructor: every attribute raised KeyError('file'), so ``e.code``, ``str(e)``
-    and printing the traceback failed (the interpreter lost sys.stderr), and the recorded span lost its 404."""
+    and printing the traceback failed (the interpreter lost sys.stderr), and the recorded span lost its 404; httpx's
+    HTTPStatusError came back with a requests.Response and no request (``e.request`` raised RuntimeError)."""
     import traceback
     import urllib.error
     import urllib.request
@@ -304,8 +305,11 @@ def test_http_errors_raised_by_urllib_requests_and_httpx_replay_whole(web: Local
                 except urllib.error.HTTPError as exc:
                     seen.append((type(exc), str(exc), exc.code, exc.status, exc.reason,
                                  "urllib.error.HTTPError: HTTP Error 404" in "".join(traceback.format_exception(exc))))
-                except (requests.HTTPError, httpx.HTTPStatusError) as exc:
+                except requests.HTTPError as exc:
                     seen.append((type(exc), str(exc).split(" for url")[0], exc.response.status_code))
+                except httpx.HTTPStatusError as exc:  # httpx's own response and request, as the live error has
+                    seen.append((type(exc), str(exc).split(" for url")[0], exc.response.status_code,
+                                 type(exc.response), str(exc.request.url), exc.request.method))
         return run.id, seen
 
     with capture_spans(record_responses=True) as cap:

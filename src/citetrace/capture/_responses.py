@@ -144,6 +144,12 @@ def encode_exception(exc: BaseException) -> dict[str, Any]:
     if isinstance(exc, urllib.error.HTTPError):
         out["url"] = redact_url(str(exc.filename or ""))
         out["reason"] = redact_text(str(exc.msg))
+    elif _qualname(exc) == "httpx:HTTPStatusError":  # its constructor needs the request (method, URL)
+        try:
+            request = exc.request  # type: ignore[attr-defined]
+            out["url"], out["method"] = redact_url(str(request.url)), str(request.method)
+        except Exception:  # noqa: BLE001 - no request: rebuilt without one, as before
+            pass
     return {"raise": out}
 
 
@@ -172,6 +178,12 @@ def _exception(cls_name: str, message: str, raised: Mapping[str, Any]) -> BaseEx
         cls = None
     if not (isinstance(cls, type) and issubclass(cls, BaseException)):
         return RuntimeError(f"{cls_name}: {message}")
+    status = raised.get("http_status")
+    if cls.__module__ == "httpx" and cls.__name__ == "HTTPStatusError" and isinstance(status, int) and raised.get("url"):
+        import httpx
+
+        request = httpx.Request(str(raised.get("method") or "GET"), str(raised["url"]))
+        return cls(message, request=request, response=httpx.Response(status, request=request))
     if issubclass(cls, urllib.error.HTTPError) and isinstance(raised.get("http_status"), int):
         # built by its own constructor: without it every attribute raises KeyError('file') (its __getattr__
         # reads a file object __init__ sets), so e.code, str(e) and printing the traceback all failed
