@@ -183,7 +183,7 @@ def _exception(cls_name: str, message: str, raised: Mapping[str, Any]) -> BaseEx
         import httpx
 
         request = httpx.Request(str(raised.get("method") or "GET"), str(raised["url"]))
-        return cls(message, request=request, response=httpx.Response(status, request=request))
+        return httpx.HTTPStatusError(message, request=request, response=httpx.Response(status, request=request))
     if issubclass(cls, urllib.error.HTTPError) and isinstance(raised.get("http_status"), int):
         # built by its own constructor: without it every attribute raises KeyError('file') (its __getattr__
         # reads a file object __init__ sets), so e.code, str(e) and printing the traceback all failed
