@@ -34,7 +34,7 @@ def current_run() -> "Run | None":
 def run_in_context(ctx: otel_context.Context | None = None) -> "Run | None":
     """The run carried by the current OpenTelemetry context, or by ``ctx`` (a thread that got only that
     context)."""
-    run = otel_context.get_value(RUN_CONTEXT_KEY, ctx)
+    run = (ctx if ctx is not None else otel_context.get_current()).get(RUN_CONTEXT_KEY)  # get_value, one frame less
     return run  # type: ignore[return-value]
 
 

@@ -15,7 +15,6 @@ from typing import Any, Awaitable, Callable, Iterable, Mapping, Sequence
 
 from opentelemetry import context as otel_context
 from opentelemetry.context import Context
-from opentelemetry import trace
 from opentelemetry.instrumentation.utils import is_instrumentation_enabled
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
@@ -29,6 +28,7 @@ from citetrace.capture._context import (
     CURRENT_RUN, IN_TOOL, TOOL_CALL_ID, count_outside_run_call, in_tool_call, run_in_context,
 )
 from citetrace.capture._failure import record_failure
+from citetrace.capture._otelctx import attach_span, current_context, detach
 from citetrace.capture._pending import child_context
 from citetrace.capture._status import observations, observed_status
 
@@ -120,7 +120,7 @@ class _Call:
         # the telemetry and the OpenTelemetry context are read once per call (the wrapper already has both)
         self.tel = tel = tel if tel is not None else _telemetry.current()
         if ctx is None:
-            ctx = otel_context.get_current()
+            ctx = current_context()
         self.run = run = CURRENT_RUN.get() or run_in_context(ctx)
         self.query: str | None
         self.qhash: str | None
@@ -165,7 +165,7 @@ class _Call:
             spec.span_name, context=ctx if parent is None else parent, kind=_INTERNAL, attributes=attrs
         )
         # current only for a tool the application decorated: a library's HTTP span keeps its parent otherwise
-        self.token = otel_context.attach(trace.set_span_in_context(self.span, ctx)) if current else None
+        self.token = attach_span(self.span, ctx) if current else None
         # the wall-clock start and the duration go only into the run's call record
         if run is not None:
             self.wall0 = time.time()
@@ -181,7 +181,7 @@ class _Call:
         if self.started:
             self.started = False
             if self.token is not None:
-                otel_context.detach(self.token)
+                detach(self.token)
 
     # -- endings --------------------------------------------------------------------------------------
     def finish(self, result: Any) -> None:
@@ -520,7 +520,7 @@ try:  # the two keys ``is_instrumentation_enabled`` reads, from one context look
     def _unsuppressed() -> Context | None:
         """The current context, or None when instrumentation is suppressed in it: the one read of the context
         a traced call makes (the span's parent, the run it carries and the suppression flags all come from it)."""
-        ctx = otel_context.get_current()
+        ctx = current_context()
         return None if (ctx.get(_SUPPRESS) or ctx.get(_SUPPRESS_PLAIN)) else ctx
 
 except ImportError:  # pragma: no cover - an API version without them: the public function
