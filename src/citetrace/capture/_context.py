@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from citetrace.capture._run import Run
 
 __all__ = ["CURRENT_RUN", "RUN_CONTEXT_KEY", "run_in_context", "IN_TOOL", "TOOL_CALL_ID", "current_run", "in_tool_call",
-           "tool_call_id", "OUTSIDE_RUN_CALLS", "count_outside_run_call"]
+           "tool_call_id", "OUTSIDE_RUN_CALLS"]
 
 CURRENT_RUN: ContextVar["Run | None"] = ContextVar("citetrace_run", default=None)
 IN_TOOL: ContextVar[bool] = ContextVar("citetrace_in_tool", default=False)
@@ -36,13 +36,6 @@ def run_in_context(ctx: otel_context.Context | None = None) -> "Run | None":
     context)."""
     run = (ctx if ctx is not None else otel_context.get_current()).get(RUN_CONTEXT_KEY)  # get_value, one frame less
     return run  # type: ignore[return-value]
-
-
-def count_outside_run_call() -> None:
-    """One traced call ended outside any run: count it where a counter is set (one lookup otherwise)."""
-    counter = OUTSIDE_RUN_CALLS.get()
-    if counter is not None:
-        counter[0] += 1
 
 
 def in_tool_call() -> bool:

@@ -25,14 +25,18 @@ from citetrace import _telemetry
 from citetrace.capture import _extract, _pdf, _redirects, _replay
 from citetrace.capture._responses import args_key, encode_exception, encode_result
 from citetrace.capture._context import (
-    CURRENT_RUN, IN_TOOL, TOOL_CALL_ID, count_outside_run_call, in_tool_call, run_in_context,
+    CURRENT_RUN, IN_TOOL, OUTSIDE_RUN_CALLS, TOOL_CALL_ID, in_tool_call, run_in_context,
 )
+
 from citetrace.capture._failure import record_failure
 from citetrace.capture._otelctx import attach_span, current_context, detach
 from citetrace.capture._pending import child_context
 from citetrace.capture._status import observations, observed_status
 
 __all__ = ["ToolSpec", "invoke", "ainvoke", "traced_call", "atraced_call", "in_tool_call"]
+
+_outside_run_counter = OUTSIDE_RUN_CALLS.get
+"""Bound once: a call that ends outside any run pays one lookup (~10 ns), inline, not a function call."""
 
 _INTERNAL = SpanKind.INTERNAL
 _FETCH = names.TOOL_KIND_FETCH
@@ -259,8 +263,8 @@ class _Call:
         if run is not None:
             self._record(status, elapsed, http_status, count, attrs.get(names.RESULT_SIZE), None,
                          attrs.get(names.URLS_RETURNED, ()), attrs.get(names.URL_FINAL))
-        else:
-            count_outside_run_call()
+        elif (counter := _outside_run_counter()) is not None:  # a revision controller counts calls outside runs
+            counter[0] += 1
 
     def _read_search(self, result: Any, fast: tuple[list[str], int, int] | None) -> tuple[list[str], int, int | None]:
         """A search's URLs, characters and count when the tool has its own readers (``result_urls``, ``_size``,
@@ -346,8 +350,8 @@ class _Call:
         span.end()
         if self.run is not None:
             self._record(status, elapsed, http_status, None if failed else 0, 0, error_type, [])
-        else:
-            count_outside_run_call()
+        elif (counter := _outside_run_counter()) is not None:
+            counter[0] += 1
 
     def _keep_response(self, payload: dict[str, Any]) -> None:
         """Record the call's response for replay, with what the HTTP probes saw during it (statuses,
