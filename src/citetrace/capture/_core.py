@@ -312,7 +312,9 @@ class _Call:
         chars = len(text) if text is not None else 0
         attrs[names.RESULT_SIZE] = chars
         if status is None:
-            status = _extract.fetch_status_of_text(text or "", self.tel.settings.empty_fetch_chars)
+            status, why = _extract.read_status(text or "", self.tel.settings.empty_fetch_chars)
+            if why is not None:
+                attrs[names.CONTENT_UNREADABLE] = why
         return text, status, ctype
 
     def fail(self, exc: BaseException) -> None:

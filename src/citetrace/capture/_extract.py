@@ -13,7 +13,7 @@ from typing import Any
 
 from citetrace import names
 from citetrace._urlfind import urls_in
-from citetrace.capture import _pdf
+from citetrace.capture import _consent, _pdf
 
 __all__ = [
     "query_hash",
@@ -30,6 +30,7 @@ __all__ = [
     "returned_failure",
     "batch_status",
     "fetch_status_of_text",
+    "read_status",
     "decode_bytes",
 ]
 
@@ -438,28 +439,55 @@ def _visible_chars(html: str, enough: int) -> int:
     (an article gets there in its first paragraphs; only a page with almost no text is scanned whole).
     The ``<head>`` holds no page text: the count starts at ``<body`` when there is one (a page's inline
     scripts and styles are mostly there, and skipping them is one C-level search)."""
+    return sum(len(piece) for piece in _visible_pieces(html, enough))
+
+
+def _visible_pieces(html: str, enough: int) -> list[str]:
+    """The text pieces of ``html`` (stripped, in order) until they hold ``enough`` characters."""
     body = _BODY.search(html)
     seen = 0
+    out: list[str] = []
     for match in _HTML_TOKENS.finditer(html, body.start() if body else 0):
         piece = match.group(2)
         if piece:
-            seen += len(piece.strip())
-            if seen >= enough:
-                break
-    return seen
+            piece = piece.strip()
+            if piece:
+                out.append(piece)
+                seen += len(piece)
+                if seen >= enough:
+                    break
+    return out
 
 
 def fetch_status_of_text(text: str, threshold: int) -> str:
-    """``empty`` for a read with fewer than ``threshold`` characters of text, else ``ok``.
+    """``empty`` for a read with fewer than ``threshold`` characters of text, or a consent wall, else ``ok``."""
+    return read_status(text, threshold)[0]
+
+
+def read_status(text: str, threshold: int) -> tuple[str, str | None]:
+    """The status of a fetch's text and, for an ``empty`` read that had text, why (``names.CONSENT_WALL``).
 
     Raw HTML (the quick start's ``response.text``) counts by its visible text: a JavaScript shell or a
-    cookie wall is hundreds of characters of markup around a sentence. Other text counts whole.
+    cookie wall is hundreds of characters of markup around a sentence. Other text counts whole. A text over
+    the size rule whose visible text is a consent notice with little else is a wall (``capture._consent``):
+    only texts that name cookies/consent/privacy near their start are looked at twice.
     """
     if len(text) < threshold:
-        return names.STATUS_EMPTY
-    if text[:1] in "< \t\r\n" and _HTML_START.match(text) and _visible_chars(text, threshold) < threshold:
-        return names.STATUS_EMPTY
-    return names.STATUS_OK
+        return names.STATUS_EMPTY, None
+    html = text[:1] in "< \t\r\n" and _HTML_START.match(text) is not None
+    if html and _visible_chars(text, threshold) < threshold:
+        return names.STATUS_EMPTY, None
+    if html:  # the visible text is built only for a page of wall size that names cookies/consent/privacy
+        wall = len(text) <= _CONSENT_HTML_MAX and _consent.hinted(text) and _consent.is_consent_wall(
+            "\n".join(_visible_pieces(text, _consent.MAX_CHARS + 1)))
+    else:
+        wall = _consent.is_consent_wall(text)  # over MAX_CHARS it returns at once
+    return (names.STATUS_EMPTY, names.CONSENT_WALL) if wall else (names.STATUS_OK, None)
+
+
+_CONSENT_HTML_MAX = 262_144
+"""Raw HTML longer than this is not looked at as a wall (a wall's page is a few hundred KB at most, scripts
+included; the bound also bounds the cost)."""
 
 
 def batch_status(statuses: Sequence[str]) -> str:

@@ -6,7 +6,7 @@ that read as an ``ok`` page, which eval then searched for the claim's words. Now
 with pypdf (the ``[pdf]`` extra) and stored with content type ``application/pdf``. When there is nothing to
 extract (no pypdf, a scanned PDF without a text layer, a damaged or encrypted file, or a PDF that was already
 decoded to a string and cannot be recovered) the page's text is empty, so the read is ``empty``, and
-``citetrace.content.unreadable`` on the span says why (``PDF_UNREADABLE_REASONS``). A missing pypdf is also
+``citetrace.content.unreadable`` on the span says why (``names.UNREADABLE_REASONS``). A missing pypdf is also
 counted once per occurrence in ``citetrace_capture_errors_total`` and logged once, naming the extra.
 
 Extraction runs inside the agent's tool call, so it is bounded: at most ``MAX_PAGES`` pages are read (the
