@@ -308,15 +308,19 @@ ALERTS: tuple[Alert, ...] = (
     Alert(
         name="CitetraceSummarizerDown",
         severity=SEVERITY_PAGE,
-        value=f"{SUMMARIZER_UP} or on(job) (absent({SUMMARIZER_UP}) * 0)",
+        # up, or no target at all, or up while none of its metrics arrive (its own in-flight gauge, which serve
+        # exposes and the connector remote-writes at every flush, is missing: the connector's remote write fails)
+        value=(f"{SUMMARIZER_UP} or on(job) (absent({SUMMARIZER_UP}) * 0) or on(job) "
+               f"((max({SUMMARIZER_UP}) * 0) unless on() count({names.METRIC_TRACES_IN_FLIGHT}))"),
         op="<",
         threshold=1,
         for_="2m",
-        summary="citetrace's summarizer is down or not scraped",
+        summary="citetrace's summarizer is down, not scraped, or its metrics do not arrive",
         description=(
             "Prometheus cannot scrape the summarizer (job " + JOB_SERVE + ", or " + JOB_SUMMARY + " for the"
-            " collectors running the citetracesummary connector). Without it there are no citetrace metrics and"
-            " none of the other citetrace alerts, including the paging citation alerts, can fire."
+            " collectors running the citetracesummary connector), or the summarizer is up but none of its"
+            " metrics arrive (the connector's remote write fails). Without them there are no citetrace metrics"
+            " and none of the other citetrace alerts, including the paging citation alerts, can fire."
         ),
     ),
 )
