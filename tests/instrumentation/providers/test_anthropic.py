@@ -84,6 +84,22 @@ def test_empty_search_and_failed_fetch(instrumented: Any, cap: Captured, server:
     assert all(d.text == "" for d in cap.store.documents(run.id))
 
 
+def test_a_fetch_result_with_no_document_is_an_empty_read(instrumented: Any, cap: Captured,
+                                                          server: LocalServer) -> None:
+    """A web_fetch_tool_result whose content holds no document (malformed, or cut short) brought nothing back:
+    an empty read of the URL its server_tool_use asked for, nothing stored (it was an ok read)."""
+    blocks = anthropic_blocks(fetch=(SOURCE_B, PAGE), cited=())
+    for block in blocks:
+        if block["type"] == "web_fetch_tool_result":
+            block["content"] = {"type": "web_fetch_result"}
+    _serve(server, blocks)
+    with research_run("q") as run:
+        _client(server).messages.create(**ARGS)
+    _, fetch = provider_spans(cap)
+    assert fetch[names.TOOL_STATUS] == "empty" and fetch[names.URL_FULL] == SOURCE_B
+    assert all(d.text == "" for d in cap.store.documents(run.id))
+
+
 def test_search_results_store_no_text(instrumented: Any, cap: Captured, server: LocalServer) -> None:
     """Search results carry encrypted content only: nothing goes into the store for them."""
     _serve(server, anthropic_blocks())

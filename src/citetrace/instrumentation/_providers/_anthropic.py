@@ -77,9 +77,13 @@ def _fetch(block: Any, use: Any) -> ServerCall:
     if failure is not None:
         return ServerCall(PROVIDER, "web_fetch", FETCH, url=asked, status=failure[0], error_code=failure[1],
                           call_id=field(block, "tool_use_id"))
-    text = _document_text(field(content, "content"))
+    document = field(content, "content")
+    text = _document_text(document)
+    # a document that is not text (a PDF in base64) is a read with nothing to store; no document at all (a
+    # malformed result) is a read that brought nothing back, so empty, never an ok read
+    status = None if text is not None else names.STATUS_OK if document is not None else names.STATUS_EMPTY
     return ServerCall(PROVIDER, "web_fetch", FETCH, url=field(content, "url") or asked, text=text,
-                      status=None if text is not None else names.STATUS_OK, call_id=field(block, "tool_use_id"))
+                      status=status, call_id=field(block, "tool_use_id"))
 
 
 def _earlier_uses(kwargs: dict[str, Any]) -> dict[Any, Any]:
