@@ -87,11 +87,15 @@ type accumulator struct {
 	// finish (keySet). A map per set cost four allocations per run and more as they grew, for sets
 	// that are only counted and probed at the end. Duplicates stay in the lists until then; they are bounded by
 	// the per-trace URL cap (every URL is counted against it, repeated or not) and the span cap.
-	queries    keyList
-	results    keyList
-	fetched    keyList
-	pages      keyList // page texts that came with search results (also in fetched)
-	failedQ    keyList // query keys whose latest attempt failed (error, rate_limited): the next one is a retry
+	queries keyList
+	results keyList
+	fetched keyList
+	pages   keyList // page texts that came with search results (also in fetched)
+	failedQ keyList // query keys whose latest attempt failed (error, rate_limited): the next one is a retry
+	// every search attempt, in arrival order: when one arrives before an attempt that ended earlier (an export
+	// retried or re-routed), finish replays them in the order they ended (RunAccumulator._attempts)
+	attempts   []searchAttempt
+	unordered  bool
 	redirects  keyList // (url.full key, final URL key) of each redirected fetch, flattened
 	unreported bool
 }
@@ -115,8 +119,13 @@ func (acc *accumulator) release() {
 			lists[i] = nil
 		}
 	}
+	attempts := acc.attempts[:0]
+	if cap(attempts) > maxPooledKeys {
+		attempts = nil
+	}
+	clear(acc.attempts)
 	*acc = accumulator{queries: lists[0], results: lists[1], fetched: lists[2], pages: lists[3], failedQ: lists[4],
-		redirects: lists[5]}
+		redirects: lists[5], attempts: attempts}
 	accumulators.Put(acc)
 }
 
@@ -138,6 +147,55 @@ const (
 	queriesSize = 8
 	pagesSize   = 8
 )
+
+// searchAttempt is one search of a query: (end, start, failed, key) orders attempts as Python's tuples do.
+type searchAttempt struct {
+	end, start int64
+	failed     bool
+	key        string
+}
+
+// before is the tuple order (end, start, failed, key) of RunAccumulator._attempts.
+func (a searchAttempt) before(b searchAttempt) bool {
+	if a.end != b.end {
+		return a.end < b.end
+	}
+	if a.start != b.start {
+		return a.start < b.start
+	}
+	if a.failed != b.failed {
+		return !a.failed
+	}
+	return a.key < b.key
+}
+
+// repeatsInEndOrder is RunAccumulator._repeats_in_end_order: the attempts replayed in the order they ended.
+func (acc *accumulator) repeatsInEndOrder() int {
+	sorted := slices.Clone(acc.attempts)
+	slices.SortFunc(sorted, func(a, b searchAttempt) int {
+		switch {
+		case a.before(b):
+			return -1
+		case b.before(a):
+			return 1
+		}
+		return 0
+	})
+	seen := map[string]bool{}
+	failing := map[string]bool{}
+	repeats := 0
+	for _, a := range sorted {
+		if seen[a.key] {
+			if !failing[a.key] {
+				repeats++
+			}
+		} else {
+			seen[a.key] = true
+		}
+		failing[a.key] = a.failed
+	}
+	return repeats
+}
 
 // attempt notes one search of qkey: right after a failed attempt of the same query it is a retry, not a repeat
 // (RunAccumulator._failed_queries). The list holds only the queries failing now: a few keys, scanned.
@@ -192,7 +250,16 @@ func (acc *accumulator) add(s *spanView) {
 		}
 		if has {
 			acc.queries.add(qkey, queriesSize) // a repeat is counted in finish: queries added less distinct queries
-			acc.attempt(qkey, status == names.StatusError || status == names.StatusRateLimited)
+			failed := status == names.StatusError || status == names.StatusRateLimited
+			at := searchAttempt{end: end, start: start, failed: failed, key: qkey}
+			if n := len(acc.attempts); n > 0 && at.before(acc.attempts[n-1]) {
+				acc.unordered = true
+			}
+			if acc.attempts == nil {
+				acc.attempts = make([]searchAttempt, 0, queriesSize)
+			}
+			acc.attempts = append(acc.attempts, at)
+			acc.attempt(qkey, failed)
 		}
 		for i := range a.urlsReturned.len() {
 			acc.results.add(urlKey(a.urlsReturned.at(i)), resultsSize)
@@ -325,6 +392,9 @@ func (acc *accumulator) finish(traceID [16]byte, root *rootView, th *Thresholds,
 	fetchedKeys.build(acc.fetched)
 	pages.build(acc.pages)
 	repeatQueries := len(acc.queries) - queries.len() - acc.retries
+	if acc.unordered {
+		repeatQueries = acc.repeatsInEndOrder()
+	}
 	uncited, unfetched := []string{}, []string{}
 	if !acc.unreported {
 		for _, c := range cited {

@@ -149,6 +149,25 @@ def retried_queries() -> list[dict[str, Any]]:
     return one(t)
 
 
+@case("Spans out of order across batches (an export retried after a later one got through, or re-routed): search "
+      "attempts are taken in the order their spans end, as in-process, so a retry stays a retry and a repeat a repeat.")
+def out_of_order() -> list[dict[str, Any]]:
+    t = Trace(92)
+    s1 = t.search("solar", [], status=names.STATUS_RATE_LIMITED)
+    s2 = t.search("solar", [A])  # retry of the 429
+    s3 = t.search("wind", [B])
+    s4 = t.search("wind", [B])  # a repeat
+    s5 = t.search("wind", [], status=names.STATUS_ERROR)  # after an answer: a repeat
+    s6 = t.search("wind", [B])  # right after that failure: a retry
+    f1 = t.fetch(A)
+    root = t.root([A, B])
+    return [  # in arrival order they would be 3 repeats (solar's 429 after its answer, and wind's twice)
+        {"at": 0.0, "request": request(t, spans=[s2, s4, f1])},
+        {"at": 0.4, "request": request(t, spans=[s6, s5, s3, s1])},
+        {"at": 0.8, "request": request(t, spans=[root])},
+    ]
+
+
 @case("Redirected fetches (url.full -301-> citetrace.url.final): the final URL is read, and stands for a search "
       "result when url.full was one (not one more URL seen); a redirect of a URL no search returned is still uncited.")
 def redirected_fetch() -> list[dict[str, Any]]:

@@ -50,7 +50,7 @@ class RunAccumulator:
     __slots__ = (
         "searches", "reads", "repeat_queries", "empty_searches", "failed_reads", "rate_limited",
         "slowest_ns", "first_start", "last_end", "agent", "run_id", "_queries", "_results", "_fetched",
-        "_unreported", "_pages", "_failed_queries", "_redirects",
+        "_unreported", "_pages", "_failed_queries", "_redirects", "_attempts", "_unordered",
     )
 
     def __init__(self) -> None:
@@ -67,6 +67,11 @@ class RunAccumulator:
         self.run_id: str | None = None
         self._queries: set[str] = set()
         self._failed_queries: set[str] = set()  # query keys whose latest attempt failed: the next one is a retry
+        # every search attempt as (end, start, failed, query key): spans reach serve and the connector in any order
+        # (a retried or re-routed export), so when one arrives before an attempt that ended earlier, finish
+        # replays the attempts in the order they ended, the order the in-process processor sees them in
+        self._attempts: list[tuple[int, int, bool, str]] = []
+        self._unordered = False
         self._redirects: list[tuple[str, str]] = []  # (url.full, final URL) of each redirected fetch
         self._results: set[str] = set()  # raw strings; keyed once, at finish
         self._fetched: set[str] = set()
@@ -112,12 +117,16 @@ class RunAccumulator:
                 text = attributes.get(names.QUERY_TEXT)
                 qkey = "text:" + fold_query(text) if isinstance(text, str) else None
             if qkey is not None:
+                attempt = (end_ns, start_ns, status in _FAILED, qkey)
+                if self._attempts and attempt < self._attempts[-1]:
+                    self._unordered = True
+                self._attempts.append(attempt)
                 if qkey in self._queries:
                     if qkey not in self._failed_queries:  # right after a failed attempt it is a retry
                         self.repeat_queries += 1
                 else:
                     self._queries.add(qkey)
-                if status in _FAILED:
+                if attempt[2]:
                     self._failed_queries.add(qkey)
                 else:
                     self._failed_queries.discard(qkey)
@@ -148,6 +157,24 @@ class RunAccumulator:
             if pages is not None:  # a fetch of several URLs in one call: each URL fetched, as url.full is
                 self._fetched.update(_strings(pages))
         return True
+
+    def _repeats_in_end_order(self) -> int:
+        """Repeated queries with the attempts taken in the order they ended (ties: start, then failed last, then
+        key), as ``add`` counts them when spans come in that order; the collector's accumulator does the same."""
+        seen: set[str] = set()
+        failing: set[str] = set()
+        repeats = 0
+        for _end, _start, failed, qkey in sorted(self._attempts):
+            if qkey in seen:
+                if qkey not in failing:
+                    repeats += 1
+            else:
+                seen.add(qkey)
+            if failed:
+                failing.add(qkey)
+            else:
+                failing.discard(qkey)
+        return repeats
 
     def _provider_search(self, attributes: Mapping[str, Any], urls: Any) -> None:
         """A provider-side search: results that carried page content count as read; unreported ones as unknown."""
@@ -214,7 +241,7 @@ class RunAccumulator:
             trace_id=f"{trace_id:032x}",
             searches=self.searches,
             reads=self.reads,
-            repeat_queries=self.repeat_queries,
+            repeat_queries=self._repeats_in_end_order() if self._unordered else self.repeat_queries,
             empty_searches=self.empty_searches,
             failed_reads=self.failed_reads,
             rate_limited=self.rate_limited,
