@@ -31,6 +31,8 @@ __all__ = [
 _SERIAL_MIN = 3
 """Fewest back-to-back reads that count as a sequential stretch worth pointing at."""
 _SERIAL_SAVING_MS = 500.0
+_CONTEXT_CHARS = 600
+"""Characters of a judged passage shown on each side of the judge's quote."""
 """...and only when running them concurrently would have saved at least this much time."""
 
 
@@ -176,15 +178,22 @@ def _stretch(calls: Sequence[ToolCallRecord]) -> SerialStretch:
 
 
 def _cut(text: str, start: int, end: int, quote: str | None) -> tuple[str, str, str]:
-    """The passage text split around the judge's quote (whitespace-insensitive find), or all in ``before``."""
+    """The passage text split around the judge's quote (case-insensitive find), or all in ``before``; at most
+    ``_CONTEXT_CHARS`` each side of the quote (a page without sentence breaks is one passage, megabytes long)."""
     passage = text[max(0, start):max(start, end)]
     if quote:
         at = passage.find(quote)
         if at < 0:
             at = passage.lower().find(quote.lower())
         if at >= 0:
-            return passage[:at], passage[at:at + len(quote)], passage[at + len(quote):]
-    return passage, "", ""
+            before, after = passage[:at], passage[at + len(quote):]
+            return (("…" + before[-_CONTEXT_CHARS:]) if len(before) > _CONTEXT_CHARS else before,
+                    _clip(passage[at:at + len(quote)], 2 * _CONTEXT_CHARS), _clip(after, _CONTEXT_CHARS))
+    return _clip(passage, 2 * _CONTEXT_CHARS), "", ""
+
+
+def _clip(text: str, chars: int) -> str:
+    return text[:chars] + "…" if len(text) > chars else text
 
 
 def _judged(evaluation: Mapping[str, Any] | None, store: Store, run_id: str) -> dict[str, list[JudgedPair]]:

@@ -23,11 +23,13 @@ from citetrace._extras import require
 from citetrace import names
 from citetrace.view._model import RunView
 
-__all__ = ["render_run_page", "render_run_list", "render_review_page", "vital_signs_chart", "content_security_policy",
-           "DOC_CHARS"]
+__all__ = ["render_run_page", "render_run_list", "render_review_page", "render_message", "vital_signs_chart",
+           "content_security_policy", "DOC_CHARS", "QUESTION_CHARS"]
 
 DOC_CHARS = 20_000
 """Characters of each stored document shown on the page (the rest is counted, not shown)."""
+QUESTION_CHARS = 300
+"""Characters of a question in the run list and the run page's heading (the page also has it whole, folded)."""
 
 _FIGURES = (
     ("searches", "searches", False),
@@ -43,6 +45,9 @@ _FIGURES = (
     ("pages_from_search", "pages read from search results", False),
 )
 _CSS_CLASS = re.compile(r"[^a-z_]")
+_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+"""Embeddings, overrides and isolates: from a run they could reorder what the page shows (``\u202e`` makes
+``txt.exe`` read ``exe.txt``), so they are shown as their code points instead."""
 _SERIES = ("open_questions", "unresolved", "tool_calls", "new_evidence")
 """The ledger's per-iteration vital signs the chart draws (keys of ``Ledger.iterations()``)."""
 
@@ -71,6 +76,16 @@ def _href(url: Any) -> str | None:
     return None
 
 
+def _shown(value: Any) -> Any:
+    """Every ``{{ value }}`` before escaping: bidi controls become visible ``[U+202E]``; the package's own markup
+    (``Markup``: the style, the script, the chart) passes untouched."""
+    from markupsafe import Markup
+
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return _BIDI_CONTROLS.sub(lambda m: f"[U+{ord(m.group()):04X}]", value)
+    return value
+
+
 def _css(value: Any) -> str:
     return _CSS_CLASS.sub("", str(value).lower())
 
@@ -92,7 +107,7 @@ def _env() -> Any:
 
     env = jinja2.Environment(loader=jinja2.PackageLoader("citetrace.view", "templates"),
                              autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True,
-                             lstrip_blocks=True)
+                             lstrip_blocks=True, finalize=_shown)
     env.filters.update(iso=_iso, utc=_utc, ms=_ms, secs=_secs, href=_href, css=_css)
     return env
 
@@ -151,6 +166,7 @@ def render_run_page(view: RunView, *, back: str | None = None) -> str:
         from citetrace.eval import RATE_NAMES as rate_names
     return str(_env().get_template("run.html.j2").render(
         v=view, figures=_FIGURES, rate_names=rate_names, statuses=names.TOOL_STATUSES, doc_chars=DOC_CHARS,
+        question_chars=QUESTION_CHARS,
         chart=vital_signs_chart(iterations), back=back, **_common(form_self=False)))
 
 
@@ -158,7 +174,14 @@ def render_run_list(rows: Sequence[Mapping[str, Any]], *, filters: Mapping[str, 
                     choices: Mapping[str, Sequence[str]], total: int) -> str:
     """The run browser's list page: ``rows`` already filtered, ``choices`` for the filter menus."""
     return str(_env().get_template("list.html.j2").render(
-        rows=rows, filters=filters, choices=choices, total=total, **_common(form_self=True)))
+        rows=rows, filters=filters, choices=choices, total=total, question_chars=QUESTION_CHARS,
+        **_common(form_self=True)))
+
+
+def render_message(message: str) -> str:
+    """The browser's error and notice page: one escaped line (bidi controls shown) and a link to the run list."""
+    return (f"<!doctype html><title>citetrace</title><p>{html.escape(_shown(message))}</p>"
+            '<p><a href="/">all runs</a></p>')
 
 
 def render_review_page(**context: Any) -> str:

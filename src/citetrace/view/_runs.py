@@ -31,7 +31,8 @@ def find_run(store: Store, ref: str) -> RunRecord:
     if run is None and len(ref) == 32:
         run = next((r for r in store.runs(limit=LIST_LIMIT) if r.trace_id == ref.lower()), None)
     if run is None:
-        raise ViewError(f"no run {ref!r} in {store.uri} (see `citetrace runs`)")
+        # the reference is echoed back: one pasted with credentials or a key must not be (a page, a terminal)
+        raise ViewError(f"no run {redact_report(ref)!r} in {store.uri} (see `citetrace runs`)")
     return run
 
 

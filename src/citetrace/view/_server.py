@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from citetrace._stopsignals import STOP_GRACE_S
 from citetrace.store import Store
-from citetrace.view._page import content_security_policy, render_run_list
+from citetrace.view._page import content_security_policy, render_message, render_run_list
 from citetrace.view._review import MAX_FORM_BYTES, ReviewDesk
 from citetrace.view._runs import FILTERS, ViewError, list_rows, page_for_run
 
@@ -61,7 +61,7 @@ class _Handler(BaseHTTPRequestHandler):
             return HTTPStatus.OK, render_run_list(rows, filters=filters, choices=choices, total=total)
         if parts.path in ("/review", "/review/"):
             if self.server.review is None:
-                return HTTPStatus.NOT_FOUND, _plain("no review queue: start `citetrace ui --review-queue FILE "
+                return HTTPStatus.NOT_FOUND, render_message("no review queue: start `citetrace ui --review-queue FILE "
                                                     "--labeller NAME --labels-out FILE`")
             return HTTPStatus.OK, self.server.review.page()
         if parts.path.startswith("/runs/"):
@@ -69,15 +69,15 @@ class _Handler(BaseHTTPRequestHandler):
             try:
                 return HTTPStatus.OK, page_for_run(store, ref, evaluate=query.get("evaluate") == "1", back="/")
             except ViewError as exc:
-                return HTTPStatus.NOT_FOUND, _plain(str(exc))
-        return HTTPStatus.NOT_FOUND, _plain(f"nothing at {parts.path}")
+                return HTTPStatus.NOT_FOUND, render_message(str(exc))
+        return HTTPStatus.NOT_FOUND, render_message(f"nothing at {parts.path}")
 
     def _get(self, head: bool) -> None:
         try:
             status, body = self._route()
         except Exception as exc:  # a broken store or page must answer, not kill the connection silently
             _log.warning("ui: cannot serve %s: %s", self.path, exc)
-            status, body = HTTPStatus.INTERNAL_SERVER_ERROR, _plain(f"cannot show this page: {type(exc).__name__}")
+            status, body = HTTPStatus.INTERNAL_SERVER_ERROR, render_message(f"cannot show this page: {type(exc).__name__}")
         self._send(status, body, head=head)
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
@@ -103,7 +103,7 @@ class _Handler(BaseHTTPRequestHandler):
             length = -1
         kind = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
         if not 0 < length <= MAX_FORM_BYTES or kind != "application/x-www-form-urlencoded":
-            self._send(HTTPStatus.BAD_REQUEST, _plain(f"a review post is an urlencoded form of at most "
+            self._send(HTTPStatus.BAD_REQUEST, render_message(f"a review post is an urlencoded form of at most "
                                                       f"{MAX_FORM_BYTES} bytes"))
             self.close_connection = True
             return
@@ -116,15 +116,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
-        self._send(status, review.page(message) if status == HTTPStatus.CONFLICT else _plain(message))
+        self._send(status, review.page(message) if status == HTTPStatus.CONFLICT else render_message(message))
 
     do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _refuse  # noqa: N815
-
-
-def _plain(message: str) -> str:
-    from html import escape
-
-    return f"<!doctype html><title>citetrace</title><p>{escape(message)}</p><p><a href=\"/\">all runs</a></p>"
 
 
 class _Server(ThreadingHTTPServer):
