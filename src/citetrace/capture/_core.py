@@ -206,9 +206,11 @@ class _Call:
         if result.__class__ is list:  # a list carries no HTTP status or error field (both readers say None)
             http_status = observed_status()
         else:
+            cls = result.__class__  # a JSON error body returned as text (or bytes) reads as its dict
+            shaped = _extract.json_envelope(result) if cls is str or cls is bytes else result
             if status is None:
-                status = _extract.returned_failure(result)
-            http_status = _extract.http_status_of(result)
+                status = _extract.returned_failure(shaped)
+            http_status = _extract.http_status_of(shaped)
             if http_status is None:  # the library hid it (an error page as text, a sentence): the probe's
                 http_status = observed_status()
         attrs: dict[str, Any] = {} if http_status is None else {names.HTTP_RESPONSE_STATUS_CODE: http_status}

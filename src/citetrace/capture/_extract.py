@@ -7,6 +7,7 @@ stream or mutate the object the agent gets back.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -32,6 +33,8 @@ __all__ = [
     "fetch_status_of_text",
     "read_status",
     "decode_bytes",
+    "json_envelope",
+    "ENVELOPE_MAX_CHARS",
 ]
 
 QUERY_KWARGS = ("query", "q", "search_query", "question", "text", "keywords", "term")
@@ -354,7 +357,7 @@ def http_status_of(result: Any) -> int | None:
     if isinstance(result, (str, bytes, list, tuple)) or result is None:
         return None
     if _is_map(result):
-        for key in ("status_code", "statusCode", "http_status"):
+        for key in _STATUS_KEYS:
             status = _int_status(result.get(key))
             if status is not None:
                 return status
@@ -407,19 +410,64 @@ def is_rate_limit_exc(exc: BaseException, status: int | None) -> bool:
 
 
 def returned_failure(result: Any) -> str | None:
-    """Error detection for tools that return failures: a dict with a truthy ``error`` field and no results,
-    or a response-like object with a 4xx/5xx status. Returns ``error`` or ``rate_limited``."""
+    """Error detection for tools that return failures: a response-like object or a dict with a 4xx/5xx
+    status, or an error envelope: a dict whose ``error``/``errors`` field is truthy, or whose ``code`` is a
+    4xx/5xx with a ``message``, and that carries no results or text. Returns ``error`` or ``rate_limited``.
+    A JSON error body returned as text is read through ``json_envelope`` first (the caller's step)."""
     status = http_status_of(result)
     if status is not None and status >= 400:
         return "rate_limited" if status == 429 else "error"
     if _is_map(result):
-        err = result.get("error")
-        if err and not any(result.get(k) for k in ("results", "organic_results", "data", "content", "text")):
+        err = result.get("error") or result.get("errors")
+        if not err:
+            code = _int_status(result.get("code"))
+            err = result.get("message") if code is not None and code >= 400 else None
+            if err:
+                err = f"{code} {err}"
+        if err and not any(result.get(k) for k in _CONTENT_KEYS):
             text = str(err).lower()
             if "429" in text or "rate limit" in text or "too many requests" in text:
                 return "rate_limited"
             return "error"
     return None
+
+
+_STATUS_KEYS = ("status_code", "statusCode", "http_status", "status")
+"""A dict's HTTP status fields, in order. ``status`` counts only as an int in 100..599 (a Jina ``20000``,
+``"ok"`` or ``"completed"`` is not an HTTP status)."""
+_CONTENT_KEYS = (*_RESULT_KEYS, *_TEXT_KEYS)
+"""Fields whose truthy value means an envelope carried results or text: its ``error`` is then a note."""
+ENVELOPE_MAX_CHARS = 32_768
+"""A JSON text longer than this is a document, never parsed as an error envelope (an error body is a few
+KB, stack traces included; the bound keeps an ok read of a large JSON export from paying a parse)."""
+_ENVELOPE_START = re.compile(r"\s*\{")
+_ENVELOPE_START_BYTES = re.compile(rb"\s*\{")
+
+
+def json_envelope(result: Any) -> Any:
+    """The JSON object a str or bytes result holds (``response.text`` or ``.content`` of a JSON body), for
+    the status readers; the result itself otherwise: anything that is not a whole JSON object of at most
+    ``ENVELOPE_MAX_CHARS`` (a page, an article quoting an error JSON, a JSON list, a large export).
+
+    Why parse and not search: a page that merely contains ``"status": 404`` must stay a page. Only texts
+    that open with ``{`` (after blanks) are parsed, so an ordinary page costs a character check."""
+    cls = result.__class__
+    if cls is str:
+        if not result.startswith("{") and (not result[:1].isspace() or _ENVELOPE_START.match(result, 0, 64) is None):
+            return result
+    elif cls is bytes:
+        if not result.startswith(b"{") and (not result[:1].isspace()
+                                            or _ENVELOPE_START_BYTES.match(result, 0, 64) is None):
+            return result
+    else:
+        return result
+    if len(result) > ENVELOPE_MAX_CHARS:
+        return result
+    try:
+        parsed = json.loads(result)
+    except (ValueError, RecursionError):  # "{status: 404} is how...", bytes not UTF-8 JSON, deep nesting: text
+        return result
+    return parsed if type(parsed) is dict else result
 
 
 _HTML_START = re.compile(r"\s*<(?:!doctype\s+html|html|head|body|meta|title|div|script|!--)\b", re.IGNORECASE)
