@@ -213,3 +213,23 @@ def test_a_pdf_through_a_reader_is_stored_as_its_text(instrumented: Any, rules_c
     (doc,) = rules_cap.store.documents(run.id)
     assert (doc.url, doc.content_type, span[names.TOOL_STATUS]) == (PAGE_URL, "application/pdf", "ok")
     assert doc.text == PAGE.strip() and "%PDF" not in doc.text
+
+
+@pytest.mark.parametrize("reason", [names.PDF_NO_TEXT, names.PDF_DAMAGED])
+@pytest.mark.parametrize("client", list(CLIENTS))
+def test_an_unreadable_pdf_says_why_through_every_client(instrumented: Any, rules_cap: Captured, dns: LocalServer,
+                                                         client: str, reason: str) -> None:
+    """A scan (no text layer) or a cut-off PDF through a reader: an empty read stored with content type
+    application/pdf and ``citetrace.content.unreadable`` naming why, the same for urllib and aiohttp as for
+    requests and httpx (their responses hold no bytes capture could look at again: the HTTP layer hands them
+    over); the caller still gets the bytes."""
+    from _pdfbytes import make_pdf
+
+    pdf = make_pdf([None]) if reason == names.PDF_NO_TEXT else make_pdf([PAGE.strip()] * 3)[:300]
+    dns.routes["/"] = (200, pdf, "application/pdf")
+    with research_run("q") as run:
+        assert _send(client, _jina(dns.port)) == pdf
+    span = one_tool_span(rules_cap)
+    (doc,) = rules_cap.store.documents(run.id)
+    assert (span[names.TOOL_STATUS], span.get(names.CONTENT_UNREADABLE)) == ("empty", reason)
+    assert (doc.content_type, doc.text) == ("application/pdf", "")

@@ -76,6 +76,10 @@ class ToolSpec:
     ``citetrace.pages_returned``."""
     """False for a fetch whose result carries no page text (a provider opened the page server-side and
     returned none): nothing is written to the store, rather than an empty document."""
+    result_body: Callable[[Any], tuple[bytes, str | None] | None] | None = None
+    """For a fetch whose result object does not hold the bytes it was read from (an ``urllib`` or ``aiohttp``
+    response the HTTP layer read): (body, Content-Type). Capture reads a PDF from them as from a returned
+    ``bytes`` or a loaded ``requests``/``httpx`` response, so every client's PDF says the same."""
 
     def __post_init__(self) -> None:
         if self.kind not in names.TOOL_KINDS:
@@ -304,7 +308,7 @@ class _Call:
             # text arrives after the call, so say nothing of its size rather than call it an empty read
             return text, status or names.STATUS_OK, None
         ctype = None
-        pdf = _pdf.pdf_of(result, text)
+        pdf = _pdf.pdf_of(result, text, spec.result_body(result) if spec.result_body else None)
         if pdf is not None:
             text, ctype = pdf.text, _pdf.PDF_MIME
             if pdf.unreadable:

@@ -109,14 +109,16 @@ def _body_of(result: Any) -> tuple[bytes, str | None] | None:
     return None
 
 
-def pdf_of(result: Any, text: str | None) -> PdfRead | None:
+def pdf_of(result: Any, text: str | None, body: tuple[bytes, str | None] | None = None) -> PdfRead | None:
     """The PDF a fetch returned, read; None when it returned no PDF.
 
-    ``text`` is what the text readers made of the result: a string starting with ``%PDF-`` is a PDF someone
-    already decoded (``response.text``); it is read back when it was decoded byte for byte (Latin-1), else it
-    is unreadable, and in both cases its characters are not stored as a page.
+    ``body`` is (bytes, Content-Type) when the tool's spec knows what the result was read from
+    (``ToolSpec.result_body``); otherwise the result's own bytes are looked for (``bytes``, a loaded
+    ``requests``/``httpx`` response). ``text`` is what the text readers made of the result: a string starting
+    with ``%PDF-`` is a PDF someone already decoded (``response.text``); it is read back when it was decoded
+    byte for byte (Latin-1), else it is unreadable, and in both cases its characters are not stored as a page.
     """
-    found = _body_of(result)
+    found = body if body is not None else _body_of(result)
     if found is not None and is_pdf(*found):
         return read_pdf(found[0])
     if text is not None and text[:_HEADER_WINDOW].lstrip().startswith("%PDF-"):

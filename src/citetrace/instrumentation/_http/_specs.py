@@ -107,8 +107,15 @@ def fetch_spec(rule: FetchRule, target: str, read: Read) -> ToolSpec:
             return failed
         return names.STATUS_OK if seen.text is None else None  # not read (streamed): unknown, never empty
 
+    def body(response: Any) -> tuple[bytes, str | None] | None:
+        seen = reply(response)  # what every client's response said, read once: a PDF is read from these bytes
+        if seen.body is None or _status_class(seen.status) is not None:
+            return None
+        return seen.body, seen.content_type
+
     return ToolSpec(name=rule.name, kind=names.TOOL_KIND_FETCH, url_from=lambda args, kwargs: target,
-                    result_text=text, classify=classify, description=f"{rule.name} reader over plain HTTP")
+                    result_text=text, result_body=body, classify=classify,
+                    description=f"{rule.name} reader over plain HTTP")
 
 
 def _page_text(rule: FetchRule, reply: Reply) -> str | None:

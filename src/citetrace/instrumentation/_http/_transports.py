@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 from urllib.parse import urlencode
 
-from citetrace.capture._internal import decode_bytes, http_status_of, is_pdf
+from citetrace.capture._internal import decode_bytes, http_status_of
 
 __all__ = ["BODY_CAP", "Reply", "Sent", "aiohttp_sent", "buffer_aiohttp", "buffer_urllib", "decode", "httpx_sent",
            "reply_of", "requests_sent", "urllib_sent"]
@@ -47,6 +47,11 @@ class Reply:
         self._response = response
         self._text: str | None = None
         self._decoded = False
+
+    @property
+    def content_type(self) -> str | None:
+        """The response's ``Content-Type`` header (every client's headers answer ``get``)."""
+        return _content_type(self._response)
 
     @property
     def text(self) -> str | None:
@@ -135,8 +140,6 @@ def reply_of(response: Any, streamed: bool, buffered: bytes | None = None) -> Re
 
 
 def _text(response: Any, body: bytes) -> str:
-    if is_pdf(body, _content_type(response)):  # decode's PDF text layer, not the client's reading of the bytes
-        return decode(body, _content_type(response))
     try:
         text = response.text
         return text if isinstance(text, str) else decode(body, _content_type(response))
