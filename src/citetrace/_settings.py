@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
+from urllib.parse import urlsplit
 
 from citetrace import _fetchrules, _toolrules, names
 
-__all__ = ["AGENT", "SERVE", "SERVE_CLI", "Kind", "Setting", "SETTINGS", "by_name", "default"]
+__all__ = ["AGENT", "GENERATOR", "SERVE", "SERVE_CLI", "Kind", "Setting", "SETTINGS", "by_name", "default", "from_env"]
 
 AGENT = "agent"
 """A ``config.Settings`` field: ``configure(name=...)`` > variable > default."""
@@ -24,6 +25,8 @@ SERVE = "serve"
 """A ``ServeOptions`` field of ``citetrace serve``: ``--flag`` > variable > default."""
 SERVE_CLI = "serve-cli"
 """Read by ``citetrace serve`` itself (its store)."""
+GENERATOR = "generator"
+"""Read by ``python -m citetrace._dashboards`` as it writes the rule files (``from_env``): a bad value stops it."""
 
 
 @dataclass(frozen=True)
@@ -148,6 +151,24 @@ def _rules(module: Any, accepts: str) -> Kind:
     return Kind(accepts, module.normalise, check)
 
 
+def _url() -> Kind:
+    """An absolute http(s) URL without a fragment (a runbook page: each alert appends its ``#anchor``)."""
+    def ok(value: Any) -> bool:
+        if not isinstance(value, str):
+            return False
+        parts = urlsplit(value)
+        return parts.scheme in ("http", "https") and bool(parts.netloc) and not parts.fragment and "#" not in value
+
+    def parse(raw: str) -> str:
+        value = raw.strip()
+        if not ok(value):
+            raise _expect(kind, raw)
+        return value
+
+    kind = Kind("an absolute http(s) URL without a #fragment", parse, ok)
+    return kind
+
+
 BOOL, OTEL_BOOL, GENAI_CONTENT = _bool(), _otel_bool(), _genai_content()
 COUNT = _number(int, 0)
 POSITIVE = _number(int, 0, strict=True)
@@ -178,12 +199,14 @@ class Setting:
     @property
     def flag(self) -> str | None:
         """The ``citetrace serve`` flag, for the rows serve reads."""
-        if self.owner == AGENT and self.name not in _SERVE_READS:
+        if self.owner == GENERATOR or (self.owner == AGENT and self.name not in _SERVE_READS):
             return None
         return "--" + self.field.replace("_", "-")
 
 
 MIB = 1024 * 1024
+RUNBOOK_DEFAULT = "https://github.com/citetrace/citetrace/blob/main/docs/operations.md"
+"""The project's published runbook page (``[project.urls] Homepage`` + the docs path)."""
 
 SETTINGS: tuple[Setting, ...] = (
     # -- the agent: configure(), the start-up hook, @traced_tool ------------------------------------------
@@ -249,6 +272,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("fetch_rules", (names.ENV_FETCH_RULES,),
             _rules(_fetchrules, "rule names or name=URL-template entries, comma-separated"), None,
             "Opt-in URL rules for fetches over plain HTTP, e.g. `jina_reader,my_reader=https://reader.internal/{url}`."),
+    # -- python -m citetrace._dashboards: the generated rule files ---------------------------------------
+    Setting("runbook_url", (names.ENV_RUNBOOK_URL,), _url(), RUNBOOK_DEFAULT,
+            "The runbook page the alert rules' `runbook_url` annotations link to, each alert's `#alert-<name>` "
+            "section appended (absolute, so a pager or Alertmanager receiver can open it). Set it to where "
+            "your copy of docs/operations.md is published, then regenerate.", GENERATOR),
     # -- citetrace serve ----------------------------------------------------------------------------------
     Setting("serve_host", (names.ENV_SERVE_HOST,), TEXT, "127.0.0.1", "Address to bind (OTLP and metrics).",
             SERVE, "host"),
@@ -301,3 +329,18 @@ def by_name(name: str) -> Setting:
 def default(name: str) -> Any:
     """The default of the row called ``name``: how ``Settings``, ``Thresholds`` and ``ServeOptions`` get theirs."""
     return _BY_NAME[name].default
+
+
+def from_env(name: str, environ: Mapping[str, str]) -> Any:
+    """The value of the row called ``name`` for a command that writes files (``GENERATOR`` rows): its
+    variable parsed by the row's kind, else the default. A bad value raises ``ValueError`` naming the
+    variable and what it accepts: a file written with a guessed value would be worse than no file."""
+    row = _BY_NAME[name]
+    for var in row.env:
+        raw = environ.get(var)
+        if raw is not None:
+            try:
+                return row.kind.parse(raw)
+            except ValueError as exc:
+                raise ValueError(f"{var}: {exc}") from None
+    return row.default

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from citetrace._settings import AGENT, MIB, SERVE, SERVE_CLI, SETTINGS
+from citetrace._settings import AGENT, GENERATOR, MIB, SERVE, SERVE_CLI, SETTINGS
 
 __all__ = ["reference"]
 
@@ -32,11 +32,14 @@ def reference() -> str:
              "`citetrace serve` settings: a flag beats the variable; a bad value of either exits with status 2 "
              "and one line. Where several variables are listed, the first one set wins.", ""]
     for title, owners in (("Agent (`configure()`, the start-up hook, `@traced_tool`)", (AGENT,)),
-                          ("`citetrace serve`", (SERVE, SERVE_CLI))):
+                          ("`citetrace serve`", (SERVE, SERVE_CLI)),
+                          ("`python -m citetrace._dashboards` (the generated rule files; a bad value stops it, "
+                           "exit 2, nothing written)", (GENERATOR,))):
         lines += [f"## {title}", "", "| variable | setting | accepts | default | meaning |", "|---|---|---|---|---|"]
         for s in SETTINGS:
             if s.owner in owners or (owners[0] == SERVE and s.flag is not None and s.owner == AGENT):
-                where = f"`{s.flag}`" if owners[0] == SERVE else f"`{s.field}=`"
+                where = f"`{s.flag}`" if owners[0] == SERVE else (
+                    f"`{s.field}=`" if owners[0] == AGENT else f"`{s.field}`")
                 lines.append(f"| {', '.join(f'`{v}`' for v in s.env)} | {where} | {s.kind.accepts} | "
                              f"{_cell(s.default)} | {s.doc} |")
         lines.append("")

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from citetrace import names
@@ -65,7 +68,8 @@ def test_rule_file_holds_exactly_the_defined_alerts() -> None:
     assert [r["alert"] for r in rules] == [a.name for a in ALERTS]
     for rule in rules:
         assert rule["labels"]["severity"] in ("page", "ticket")
-        assert rule["annotations"]["runbook_url"].startswith("docs/operations.md#alert-")
+        assert rule["annotations"]["runbook_url"].startswith(
+            "https://github.com/citetrace/citetrace/blob/main/docs/operations.md#alert-")  # absolute: a pager opens it
     paging = {r["alert"] for r in rules if r["labels"]["severity"] == "page"}
     assert {"CitetraceUncitedCitation", "CitetraceUnfetchedCitation"} <= paging
 
@@ -121,3 +125,29 @@ def test_prometheus_scrapes_summarizer_and_collector_and_alerts_to_alertmanager(
     assert "citetrace-serve" in watched and "citetrace-serve" in jobs
     assert "otel-collector" in jobs
     assert config["alerting"]["alertmanagers"][0]["static_configs"][0]["targets"]
+
+
+def test_the_runbook_page_is_a_setting() -> None:
+    """CITETRACE_RUNBOOK_URL moves every runbook link (Prometheus and Grafana rules) to the operator's own copy
+    of the page, each alert's anchor appended; the other files do not change."""
+    from citetrace._dashboards import render_all
+
+    default, moved = render_all({}), render_all({names.ENV_RUNBOOK_URL: " https://wiki.example/ops/runbook "})
+    changed = {path for path in default if default[path] != moved[path]}
+    assert changed == {"prometheus/rules/citetrace.rules.yml", "grafana/provisioning/alerting/citetrace.yaml"}
+    for path in changed:
+        links = re.findall(r"runbook_url: (\S+)", moved[path])
+        assert len(links) == len(ALERTS)
+        assert all(link.startswith("https://wiki.example/ops/runbook#alert-citetrace") for link in links)
+
+
+@pytest.mark.parametrize("value", ["docs/operations.md", "ftp://wiki.example/ops", "https://wiki.example/ops#top",
+                                   "https://", ""])
+def test_a_bad_runbook_page_is_one_line_and_writes_nothing(tmp_path: Path, value: str) -> None:
+    """A relative path, another scheme, a fragment or nothing: exit 2, one line naming the variable, no file."""
+    proc = subprocess.run([sys.executable, "-m", "citetrace._dashboards", "--root", str(tmp_path)],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, names.ENV_RUNBOOK_URL: value})
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1 and names.ENV_RUNBOOK_URL in proc.stderr and "Traceback" not in proc.stderr
+    assert list(tmp_path.iterdir()) == []

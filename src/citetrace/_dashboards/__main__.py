@@ -32,13 +32,17 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         print(f"{args.picture}: {drawn} panels")
         return 0
-    if args.check:
-        stale = check(args.root)
-        for path in stale:
-            print(f"stale: {path}", file=sys.stderr)
-        return 1 if stale else 0
-    for path in write(args.root):
-        print(path)
+    try:
+        if args.check:
+            stale = check(args.root)
+            for path in stale:
+                print(f"stale: {path}", file=sys.stderr)
+            return 1 if stale else 0
+        for path in write(args.root):
+            print(path)
+    except ValueError as exc:  # a bad setting (CITETRACE_RUNBOOK_URL): one line, nothing written
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

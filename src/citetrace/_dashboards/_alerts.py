@@ -17,7 +17,8 @@ from citetrace._dashboards._promql import JOB_SERVE, JOB_SUMMARY, SUMMARIZER_UP,
 __all__ = ["Alert", "ALERTS", "RUNBOOK_DOC", "WINDOW", "BASELINE"]
 
 RUNBOOK_DOC = "docs/operations.md"
-"""Runbooks live in this file of the repository, one section per alert (``#alert-<name lowercased>``)."""
+"""Runbooks live in this file of the repository, one section per alert (``#alert-<name lowercased>``); the
+rules link to its published copy (the ``runbook_url`` setting, ``CITETRACE_RUNBOOK_URL``)."""
 WINDOW = "15m"
 """Window of the ratio alerts: long enough to hold a few runs, short enough to page within the hour."""
 BASELINE = "6h"
@@ -60,10 +61,10 @@ class Alert:
         """The heading anchor of this alert's runbook section in ``RUNBOOK_DOC``."""
         return f"alert-{self.name.lower()}"
 
-    @property
-    def runbook_url(self) -> str:
-        """Repository-relative link to the runbook section."""
-        return f"{RUNBOOK_DOC}#{self.runbook_anchor}"
+    def runbook_url(self, page: str) -> str:
+        """The link to this alert's runbook section on ``page`` (the ``runbook_url`` setting: absolute, so a
+        pager, an Alertmanager receiver or Grafana's alert view can open it; a repository path could not)."""
+        return f"{page}#{self.runbook_anchor}"
 
 
 def _num(value: float) -> str:

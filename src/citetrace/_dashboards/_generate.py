@@ -7,11 +7,13 @@ files are the build output; ``check`` reports any that differ so a test can fail
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import yaml
 
+from citetrace import _settings
 from citetrace._dashboards._datasources import dashboard_provider, datasources
 from citetrace._dashboards._rulefiles import grafana_alerting, prometheus_rules
 
@@ -28,12 +30,12 @@ def _json(data: dict[str, Any]) -> str:
     return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
 
-def _sources() -> dict[str, Callable[[], str]]:
+def _sources(runbook: str) -> dict[str, Callable[[], str]]:
     from citetrace._dashboards._dashboards import DASHBOARDS
 
     files: dict[str, Callable[[], str]] = {
-        "prometheus/rules/citetrace.rules.yml": lambda: _yaml(prometheus_rules()),
-        "grafana/provisioning/alerting/citetrace.yaml": lambda: _yaml(grafana_alerting()),
+        "prometheus/rules/citetrace.rules.yml": lambda: _yaml(prometheus_rules(runbook)),
+        "grafana/provisioning/alerting/citetrace.yaml": lambda: _yaml(grafana_alerting(runbook)),
         "grafana/provisioning/datasources/citetrace.yaml": lambda: _yaml(datasources()),
         "grafana/provisioning/dashboards/citetrace.yaml": lambda: _yaml(dashboard_provider()),
     }
@@ -46,15 +48,17 @@ def _json_of(build: Callable[[], dict[str, Any]]) -> Callable[[], str]:
     return lambda: _json(build())
 
 
-def render_all() -> dict[str, str]:
-    """Every generated file: repository-relative path -> content."""
-    return {path: render() for path, render in _sources().items()}
+def render_all(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Every generated file: repository-relative path -> content. The settings they depend on (the runbook
+    page) are read from ``environ`` (default ``os.environ``); a bad value raises ``ValueError`` naming it."""
+    runbook = _settings.from_env("runbook_url", os.environ if environ is None else environ)
+    return {path: render() for path, render in _sources(runbook).items()}
 
 
-def write(root: Path) -> list[str]:
+def write(root: Path, environ: Mapping[str, str] | None = None) -> list[str]:
     """Write every generated file under ``root``; returns the paths written."""
     written = []
-    for path, text in render_all().items():
+    for path, text in render_all(environ).items():
         target = root / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
@@ -62,10 +66,10 @@ def write(root: Path) -> list[str]:
     return written
 
 
-def check(root: Path) -> list[str]:
+def check(root: Path, environ: Mapping[str, str] | None = None) -> list[str]:
     """Paths whose committed copy under ``root`` is missing or differs from what the generator produces."""
     stale = []
-    for path, text in render_all().items():
+    for path, text in render_all(environ).items():
         target = root / path
         if not target.is_file() or target.read_text(encoding="utf-8") != text:
             stale.append(path)

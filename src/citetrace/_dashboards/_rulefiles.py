@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from citetrace import names
+from citetrace._settings import RUNBOOK_DEFAULT
 from citetrace._dashboards._alerts import ALERTS, Alert
 from citetrace._dashboards._datasources import ALERT_WEBHOOK_GRAFANA, PROMETHEUS_UID
 
@@ -22,23 +23,24 @@ _EVAL_INTERVAL = "1m"
 _SOURCE_LABEL = "source"
 
 
-def _annotations(alert: Alert) -> dict[str, str]:
+def _annotations(alert: Alert, runbook: str) -> dict[str, str]:
     return {
         "summary": alert.summary,
         "description": alert.description,
-        "runbook_url": alert.runbook_url,
+        "runbook_url": alert.runbook_url(runbook),
     }
 
 
-def prometheus_rules() -> dict[str, Any]:
-    """The content of ``prometheus/rules/citetrace.rules.yml``."""
+def prometheus_rules(runbook: str = RUNBOOK_DEFAULT) -> dict[str, Any]:
+    """The content of ``prometheus/rules/citetrace.rules.yml``; ``runbook`` is the runbook page (the
+    ``runbook_url`` setting)."""
     rules = [
         {
             "alert": alert.name,
             "expr": alert.expr,
             "for": alert.for_,
             "labels": {"severity": alert.severity},
-            "annotations": _annotations(alert),
+            "annotations": _annotations(alert, runbook),
         }
         for alert in ALERTS
     ]
@@ -50,7 +52,7 @@ def _seconds(duration: str) -> int:
     return int(duration[:-1]) * units[duration[-1]]
 
 
-def _grafana_rule(alert: Alert) -> dict[str, Any]:
+def _grafana_rule(alert: Alert, runbook: str) -> dict[str, Any]:
     lookback = 6 * 3600  # covers the longest baseline window the queries use
     return {
         "uid": "citetrace-" + alert.name.lower().removeprefix("citetrace"),
@@ -87,14 +89,14 @@ def _grafana_rule(alert: Alert) -> dict[str, Any]:
         "noDataState": "OK",
         "execErrState": "Error",
         "for": f"{_seconds(alert.for_)}s",
-        "annotations": _annotations(alert),
+        "annotations": _annotations(alert, runbook),
         "labels": {"severity": alert.severity, _SOURCE_LABEL: "grafana"},
         "isPaused": False,
     }
 
 
-def grafana_alerting() -> dict[str, Any]:
-    """The content of ``grafana/provisioning/alerting/citetrace.yaml``."""
+def grafana_alerting(runbook: str = RUNBOOK_DEFAULT) -> dict[str, Any]:
+    """The content of ``grafana/provisioning/alerting/citetrace.yaml`` (``runbook`` as for ``prometheus_rules``)."""
     return {
         "apiVersion": 1,
         "groups": [
@@ -103,7 +105,7 @@ def grafana_alerting() -> dict[str, Any]:
                 "name": RULE_GROUP,
                 "folder": GRAFANA_FOLDER,
                 "interval": _EVAL_INTERVAL,
-                "rules": [_grafana_rule(alert) for alert in ALERTS],
+                "rules": [_grafana_rule(alert, runbook) for alert in ALERTS],
             }
         ],
         "contactPoints": [
