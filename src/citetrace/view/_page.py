@@ -17,11 +17,14 @@ import html
 import re
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from citetrace._extras import require
 from citetrace import names
 from citetrace.view._model import RunView
+
+if TYPE_CHECKING:
+    from citetrace.view._runs import ListPage
 
 __all__ = ["render_run_page", "render_run_list", "render_review_page", "render_message", "vital_signs_chart",
            "content_security_policy", "DOC_CHARS", "QUESTION_CHARS"]
@@ -170,11 +173,10 @@ def render_run_page(view: RunView, *, back: str | None = None) -> str:
         chart=vital_signs_chart(iterations), back=back, **_common(form_self=False)))
 
 
-def render_run_list(rows: Sequence[Mapping[str, Any]], *, filters: Mapping[str, str],
-                    choices: Mapping[str, Sequence[str]], total: int) -> str:
-    """The run browser's list page: ``rows`` already filtered, ``choices`` for the filter menus."""
+def render_run_list(listing: "ListPage", *, filters: Mapping[str, str]) -> str:
+    """The run browser's list page: one page of the filtered rows, the filter menus, links to the next pages."""
     return str(_env().get_template("list.html.j2").render(
-        rows=rows, filters=filters, choices=choices, total=total, question_chars=QUESTION_CHARS,
+        listing=listing, rows=listing.rows, filters=filters, choices=listing.choices, question_chars=QUESTION_CHARS,
         **_common(form_self=True)))
 
 

@@ -6,28 +6,56 @@ never show a run differently.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Mapping
+from urllib.parse import urlencode
 
 from citetrace._redact import redact_report
-from citetrace.store import RunRecord, Store
+from citetrace.store import AmbiguousRunId, RunRecord, Store
 from citetrace.view._model import build_run_view, failure_reasons, run_outcome
 from citetrace.view._page import render_run_page
 
-__all__ = ["ViewError", "find_run", "list_rows", "page_for_run", "offline_evaluation", "FILTERS", "LIST_LIMIT"]
+__all__ = ["ViewError", "BadQuery", "ListPage", "find_run", "list_rows", "list_page", "page_for_run",
+           "offline_evaluation", "FILTERS", "LIST_LIMIT", "LIST_PAGE"]
 
 FILTERS = ("q", "outcome", "agent", "reason")
 """The run list's filter parameters."""
 LIST_LIMIT = 5000
 """Most runs the browser reads for its list (newest first); older ones are reached by id."""
+LIST_PAGE = 200
+"""Rows on one page of the run list (5,000 rows were 1.9 MB of HTML and seconds of layout in Chromium)."""
 
 
 class ViewError(ValueError):
     """A run that cannot be shown; the message names the run and the problem."""
 
 
+class BadQuery(ValueError):
+    """A query parameter the run list cannot use (a 400); the message names it."""
+
+
+@dataclass(frozen=True)
+class ListPage:
+    """One page of the run list: its rows, the filter menus, and where the neighbouring pages are."""
+
+    rows: list[dict[str, Any]]
+    choices: dict[str, list[str]]
+    read: int
+    """Runs read from the store (at most ``LIST_LIMIT``, newest first)."""
+    matched: int
+    first: int
+    """1-based position of the page's first row among the matching runs (0 when none match)."""
+    newer: str | None
+    older: str | None
+
+
 def find_run(store: Store, ref: str) -> RunRecord:
     """A run by id, unique id prefix or trace id; ``ViewError`` naming ``ref`` otherwise."""
-    run = store.get_run(ref)
+    try:
+        run = store.get_run(ref)
+    except AmbiguousRunId as exc:
+        raise ViewError(f"run id prefix {redact_report(ref)!r} matches {exc.matches} runs in {store.uri}; give more "
+                        "of it (see `citetrace runs`)") from None
     if run is None and len(ref) == 32:
         run = next((r for r in store.runs(limit=LIST_LIMIT) if r.trace_id == ref.lower()), None)
     if run is None:
@@ -93,3 +121,22 @@ def list_rows(store: Store, filters: Mapping[str, str]) -> tuple[list[dict[str, 
            and filters.get("agent", "") in ("", r["agent"])
            and (not filters.get("reason") or filters["reason"] in r["reasons"])]
     return out, choices, len(rows)
+
+
+def list_page(store: Store, query: Mapping[str, str]) -> ListPage:
+    """The run list's page ``query["page"]`` (1-based, default 1; past the last is the last) under the query's
+    filters; ``BadQuery`` when the page is not a whole number from 1."""
+    raw = query.get("page", "1").strip() or "1"
+    if not raw.isdigit() or int(raw) < 1:
+        raise BadQuery(f"page must be a whole number from 1, not {raw[:40]!r}")
+    filters = {k: query[k] for k in FILTERS if k in query}
+    rows, choices, read = list_rows(store, filters)
+    pages = max(1, -(-len(rows) // LIST_PAGE))
+    page = min(int(raw), pages)
+    start = (page - 1) * LIST_PAGE
+
+    def href(n: int) -> str:
+        return "/?" + urlencode({**{k: v for k, v in filters.items() if v}, "page": n})
+
+    return ListPage(rows[start:start + LIST_PAGE], choices, read, len(rows), start + 1 if rows else 0,
+                    href(page - 1) if page > 1 else None, href(page + 1) if page < pages else None)

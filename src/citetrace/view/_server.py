@@ -21,7 +21,7 @@ from citetrace._stopsignals import STOP_GRACE_S
 from citetrace.store import Store
 from citetrace.view._page import content_security_policy, render_message, render_run_list
 from citetrace.view._review import MAX_FORM_BYTES, ReviewDesk
-from citetrace.view._runs import FILTERS, ViewError, list_rows, page_for_run
+from citetrace.view._runs import FILTERS, BadQuery, ViewError, list_page, page_for_run
 
 __all__ = ["RunBrowser"]
 
@@ -56,9 +56,11 @@ class _Handler(BaseHTTPRequestHandler):
         query = {k: v[0] for k, v in parse_qs(parts.query).items() if v}
         store = self.server.store
         if parts.path in ("/", "/runs", "/runs/"):
-            filters = {k: query[k] for k in FILTERS if k in query}
-            rows, choices, total = list_rows(store, filters)
-            return HTTPStatus.OK, render_run_list(rows, filters=filters, choices=choices, total=total)
+            try:
+                listing = list_page(store, query)
+            except BadQuery as exc:
+                return HTTPStatus.BAD_REQUEST, render_message(str(exc))
+            return HTTPStatus.OK, render_run_list(listing, filters={k: query[k] for k in FILTERS if k in query})
         if parts.path in ("/review", "/review/"):
             if self.server.review is None:
                 return HTTPStatus.NOT_FOUND, render_message("no review queue: start `citetrace ui --review-queue FILE "
