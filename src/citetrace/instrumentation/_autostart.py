@@ -10,12 +10,12 @@ logged once and the agent runs untraced.
 
 from __future__ import annotations
 
-import atexit
 import logging
 import os
 import threading
 
 from citetrace import names
+from citetrace._atexit import at_exit
 from citetrace.config import env_flag
 
 __all__ = ["start", "post_instrument", "PTH_LINE"]
@@ -52,7 +52,7 @@ def _configure_once() -> None:
     if not current().configured:
         telemetry = configure(set_global=False)
         telemetry.implicit = True  # the application's own configure() may replace it, quietly
-        atexit.register(telemetry.shutdown)
+        at_exit(telemetry.shutdown)
 
 
 def post_instrument() -> None:

@@ -18,7 +18,6 @@ fails for another reason when retried, and an unspooled write still queued when 
 
 from __future__ import annotations
 
-import atexit
 import logging
 import threading
 import time
@@ -29,6 +28,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from citetrace import names
+from citetrace._atexit import at_exit
 from citetrace._forksafe import reset_after_fork
 from citetrace._logonce import OnceLogger
 from citetrace.store._model import (
@@ -342,11 +342,13 @@ class BufferedStore:
 _live: "weakref.WeakSet[BufferedStore]" = weakref.WeakSet()
 
 
-@atexit.register
 def _flush_at_exit() -> None:
     for store in list(_live):
         try:
             store.close_at_exit()
         except Exception:  # noqa: BLE001 - exit must go on
             pass
+
+
+at_exit(_flush_at_exit, last=True)  # after the summaries, which the telemetry's shutdown writes
 

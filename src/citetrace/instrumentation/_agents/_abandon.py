@@ -19,7 +19,6 @@ and its ``finally`` ends the run as before (not abandoned: the caller stopped ea
 
 from __future__ import annotations
 
-import atexit
 import logging
 import threading
 import time
@@ -28,6 +27,7 @@ from collections import OrderedDict
 from typing import Any, Protocol
 
 from citetrace import _telemetry, names
+from citetrace._atexit import at_exit
 
 __all__ = ["RunAbandoned", "watch", "forget", "sweep", "abandoned_count"]
 
@@ -67,7 +67,7 @@ def watch(scope: _Ending, handle: Any) -> None:
         _open[id(scope)] = (time.monotonic() + ttl, scope)
         if not _registered:
             _registered = True
-            atexit.register(_at_exit)
+            at_exit(_at_exit)
 
 
 def forget(scope: _Ending) -> None:
