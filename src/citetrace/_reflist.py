@@ -82,16 +82,21 @@ def _next_line_url(line: str, in_refs: bool) -> str | None:
 def references(text: str, url_map: Mapping[str, str] | None = None) -> tuple[dict[str, str | None], frozenset[int]]:
     """Reference entries (key -> URL or None) and the indices of the lines that define them.
 
-    Footnote keys keep their ``^`` (``"^3"``); numbered keys are the number as text.
+    Footnote keys keep their ``^`` (``"^3"``); numbered keys are the number as text. Lines of fenced code
+    define nothing: a ``[2] https://...`` printed in a code block is code, not a listed source.
     """
     refs: dict[str, str | None] = {}
     skip: set[int] = set()
     in_refs = False
     spans = line_spans(text)
+    code = fenced_lines(text)
     i = 0
     while i < len(spans):
+        if i in code:
+            i += 1
+            continue
         line = text[spans[i][0]:spans[i][1]]
-        nxt = text[spans[i + 1][0]:spans[i + 1][1]] if i + 1 < len(spans) else ""
+        nxt = text[spans[i + 1][0]:spans[i + 1][1]] if i + 1 < len(spans) and i + 1 not in code else ""
         if _REF_HEADING.match(line):
             in_refs = True
             i += 1

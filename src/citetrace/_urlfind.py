@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-__all__ = ["URL_PATTERN", "MARKDOWN_LINK", "AUTOLINK", "url_spans", "urls_in", "first_url"]
+__all__ = ["URL_PATTERN", "MARKDOWN_LINK", "AUTOLINK", "HTML_LINK", "url_spans", "urls_in", "first_url"]
 
 URL_PATTERN = r"https?://[^\s<>\"'`\]\[]+"
 """A URL's longest possible extent (``url_spans`` then trims trailing punctuation); for combined tokenizers."""
@@ -26,6 +26,10 @@ may hold one level of brackets, as markdown allows: ``[[2]](url)`` is a link tit
 bare marker ``[2]`` with no reference entry, and the report failed to parse)."""
 AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
 """A markdown autolink ``<url>``: group 1 the URL."""
+HTML_LINK = re.compile(
+    r"""<a\s[^<>]*?\bhref\s*=\s*(["']?)(https?://[^"'\s<>]+)\1[^<>]*>((?:(?!</a\s*>)[^\n])*)</a\s*>""", re.I)
+"""An HTML link ``<a href="url">label</a>`` on one line (agents write them inside markdown): group 2 the URL,
+group 3 the label. It is a link like a markdown one: the href is what it cites, the label is text."""
 _TRAILING = ".,;:!?*_'\""
 _MIN = len("https://")
 

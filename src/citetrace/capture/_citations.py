@@ -3,7 +3,7 @@
 Inline markers (``[3]``, ``[^3]``, storm's ``[2][5]``) resolve through the reference list, which
 ``citetrace._reflist`` reads exactly as eval does (same-line and next-line ``URL:`` entries, numbered and APA
 lists under a heading), or through a run's URL map; markdown links (gpt-researcher's ``([Author, 2024](url))``
-included: their target, not a URL in their display text) and bare URLs count where they appear; fenced code
+included: their target, not a URL in their display text), HTML ``<a href>`` links (likewise) and bare URLs count where they appear; fenced code
 blocks cite nothing (as in eval's parser, so the summary's citations are the URLs eval pairs). A reference-list entry nobody points at still counts (it is
 listed as a source), after the cited ones. The full claim/citation parser lives in ``citetrace.eval``; this
 one only needs URLs.
@@ -15,7 +15,7 @@ import re
 from typing import Mapping
 
 from citetrace._reflist import fenced_lines, line_spans, references
-from citetrace._urlfind import MARKDOWN_LINK, URL_PATTERN
+from citetrace._urlfind import HTML_LINK, MARKDOWN_LINK, URL_PATTERN
 from citetrace._urls import find_urls, url_key
 
 __all__ = ["cited_urls"]
@@ -32,6 +32,7 @@ def cited_urls(text: str, url_map: Mapping[str, str] | None = None) -> list[str]
     code = fenced_lines(text)
     body = "\n".join(text[s:e] for i, (s, e) in enumerate(line_spans(text)) if i not in skip and i not in code)
     # a markdown link cites its target, never a URL in its display text (eval's parser reads it the same way)
+    body = HTML_LINK.sub(lambda m: f" {m.group(2)} ", body)  # so does an HTML link, a "[5]" label included
     body = MARKDOWN_LINK.sub(lambda m: f" {m.group(2)} ", body)
     ordered: list[str] = []
     for match in _MARKER.finditer(body):

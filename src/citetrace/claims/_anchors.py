@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from citetrace._urlfind import AUTOLINK, MARKDOWN_LINK, url_spans
+from citetrace._urlfind import AUTOLINK, HTML_LINK, MARKDOWN_LINK, url_spans
 
 __all__ = ["Anchor", "find_anchors"]
 
@@ -21,8 +21,8 @@ class Anchor:
     """One citation anchor: ``[start, end)`` is its span in the sentence.
 
     ``label`` is the visible text of a markdown link (``[the office](https://...)`` has label ``the office``,
-    which sits at ``start + 1``); it is part of the sentence unless it is a trailing source name. Markers and
-    bare URLs have no label. ``key`` is whatever the caller uses to map the anchor back (a marker key, an
+    which sits at ``start + 1``) or of an HTML link (``<a href="...">the office</a>``, at ``label_start``);
+    it is part of the sentence unless it is a trailing source name. Markers and bare URLs have no label. ``key`` is whatever the caller uses to map the anchor back (a marker key, an
     index); the splitter only carries it.
     """
 
@@ -32,6 +32,13 @@ class Anchor:
     url: str | None = None
     label: str | None = None
     key: str | None = None
+    label_start: int | None = None
+    """Where ``label`` starts in the sentence, when not at ``start + 1`` (an HTML link's label)."""
+
+    @property
+    def label_at(self) -> int:
+        """The offset of the label in the sentence."""
+        return self.start + 1 if self.label_start is None else self.label_start
 
 
 _LINK = MARKDOWN_LINK
@@ -52,9 +59,13 @@ def find_anchors(sentence: str) -> list[Anchor]:
     def free(s: int, e: int) -> bool:
         return all(e <= a or s >= b for a, b in taken)
 
-    for m in _LINK.finditer(sentence):
-        out.append(Anchor(m.group(0), m.start(), m.end(), m.group(2), m.group(1)))
+    for m in HTML_LINK.finditer(sentence):
+        out.append(Anchor(m.group(0), m.start(), m.end(), m.group(2), m.group(3), label_start=m.start(3)))
         taken.append((m.start(), m.end()))
+    for m in _LINK.finditer(sentence):
+        if free(m.start(), m.end()):
+            out.append(Anchor(m.group(0), m.start(), m.end(), m.group(2), m.group(1)))
+            taken.append((m.start(), m.end()))
     for m in _REFLINK.finditer(sentence):  # [label][key]: the URL is in the reference definitions
         if free(m.start(), m.end()) and not m.group(1).startswith("^") and not m.group(1).isdigit():
             out.append(Anchor(m.group(0), m.start(), m.end(), None, m.group(1), key=m.group(2)))

@@ -25,6 +25,12 @@ _ATTRIBUTION = re.compile(
 _ARTICLES = frozenset("the a an its their this that these those our his her my your".split())
 _IN_TEXT = re.compile(r"^[A-Z][^()\[\]]*?,?\s+(?:\d{4}[a-z]?|n\.\s?d\.)$")
 """An APA in-text citation label: "Bureau of Labor Statistics, 2024", "Smith et al., 2023a", "Lee, n.d."."""
+_GENERIC = frozenset("source sources src link links ref refs reference references citation cite".split())
+"""Link labels that only say "here is where it came from" (``... in 2024 [source](url).``)."""
+_HOST = re.compile(r"(?:https?://)?(?:[a-z0-9-]+\.)+[a-z]{2,}(?:[/?#]\S*)?", re.I)
+"""A label that is a host name or a URL (``[reuters.com](url)``, ``[https://a.org/x](https://a.org/x)``)."""
+INLINE_TAG = re.compile(r"</?(?:sup|sub|b|i|em|strong|span|small|cite|u|mark)\b[^<>]*>", re.I)
+"""Inline HTML markup around a citation (``<sup><a href=...>[1]</a></sup>``): formatting, not words."""
 _LEAD = re.compile(r"^[\s,;:.)\]]+|^(?:and|but|while|whereas|yet|although|though)\s+", re.I)
 
 
@@ -33,14 +39,24 @@ def _word_before(text: str, pos: int) -> str:
     return m.group(1).lower() if m else ""
 
 
+def _names_a_source(label: str) -> bool:
+    """The label reads as the name of a source: capitalised with no digits ("Coastal Realty Journal"), a host
+    name or URL ("news.test", "https://a.org/x"), or a word that only points at one ("source", "link")."""
+    if not label:
+        return False
+    if label.lower() in _GENERIC or _HOST.fullmatch(label):
+        return True
+    return not any(ch.isdigit() for ch in label) and label[0].isupper()
+
+
 def is_source_label(sentence: str, anchor: Anchor) -> bool:
     """A link label that names the source rather than saying something: it ends its clause, reads as a
-    name (capitalised, no digits), and does not follow a preposition, an article or a verb that would make
-    it part of the claim ("in [Norway](...)", "said [Reuters](...)" stay)."""
+    source's name (``_names_a_source``), and does not follow a preposition, an article or a verb that would
+    make it part of the claim ("in [Norway](...)", "said [Reuters](...)", "the [source](...)" stay)."""
     label = (anchor.label or "").strip()
     if _IN_TEXT.match(label) and _in_parentheses(sentence, anchor):  # gpt-researcher's ([Author, 2024](url))
         return True
-    if not label or any(ch.isdigit() for ch in label) or not label[0].isupper():
+    if not _names_a_source(label):
         return False
     after = sentence[anchor.end:]
     if not re.match(r"\s*(?:\[[^\]]*\]\s*)*(?:[,.;:!?)]|$)", after):
@@ -101,7 +117,7 @@ def blank_anchors(sentence: str, anchors: Sequence[Anchor]) -> str:
     for a in anchors:
         keep: tuple[int, int] | None = None
         if a.label and not is_source_label(sentence, a) and not _is_marker_label(sentence, filled, a):
-            keep = (a.start + 1, a.start + 1 + len(a.label))
+            keep = (a.label_at, a.label_at + len(a.label))
         for k in range(a.start, a.end):
             if keep is None or not keep[0] <= k < keep[1]:
                 if chars[k] not in "\r\n":
@@ -117,6 +133,7 @@ def blank_anchors(sentence: str, anchors: Sequence[Anchor]) -> str:
 def clean_claim_text(text: str) -> str:
     """Normalise a clause (anchors already blanked) into the text a judge reads."""
     out = re.sub(r"(\*\*|__|`)", "", text)
+    out = INLINE_TAG.sub("", out)
     out = re.sub(r"\s+", " ", out)
     for _ in range(2):  # "(see according to )" style leftovers take two passes
         out = _ATTRIBUTION.sub("", out)

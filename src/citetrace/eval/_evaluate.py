@@ -22,7 +22,7 @@ from citetrace.eval._rates import Rate, aggregate_claims, claim_label, compute_r
 from citetrace.eval._report import Report, parse_report
 from citetrace.eval._resolve import Resolver
 from citetrace.eval._types import UNFETCHED, Pair, Passage, Verdict
-from citetrace.store import AmbiguousRunId, Store
+from citetrace.store import AmbiguousRunId, RunRecord, Store
 
 __all__ = ["PairResult", "RunEvaluation", "evaluate_run", "evaluate_report", "EvalError", "OFFLINE_SUPPORT_NOTE",
            "OFFLINE_CONTRADICTED_NOTE", "NOTE_MEASUREMENT", "offline_notes"]
@@ -308,6 +308,22 @@ def _judge_all(judge: Judge, todo: dict[tuple[str, str], str], workers: int,
     return out
 
 
+def _refuse_unfinished(store: Store, run: RunRecord) -> None:
+    """A run's tool calls and answer reach the store when it ends; before that, every check would read a run
+    with no searches (a searched, fetched page "returned by no search"), so a gate in CI would fail on what
+    has not been written yet. Refuse it by name instead (a run whose process died before its end stays so).
+    A record with an answer or calls but no end (written through the store API) is evaluated as it is."""
+    if run.ended_at is not None or run.answer is not None:
+        return
+    try:
+        calls = store.calls(run.run_id)
+    except Exception as exc:
+        raise EvalError(f"cannot read the tool calls of run {run.run_id} from the store {store.uri}: {exc}") from exc
+    if not calls:
+        raise EvalError(f"run {run.run_id} has not ended (still running, or its process stopped before the run's "
+                        "end was written): its tool calls are stored when it ends, so there is nothing to check yet")
+
+
 def evaluate_run(
     store: Store,
     run_id: str,
@@ -330,6 +346,7 @@ def evaluate_run(
         raise EvalError(f"cannot read run {run_id!r} from the store {store.uri}: {exc}") from exc
     if run is None:
         raise EvalError(f"no run {run_id!r} in the store {store.uri}")
+    _refuse_unfinished(store, run)
     text = report if report is not None else run.answer
     if text is None:
         raise EvalError(f"run {run.run_id} has no recorded answer; pass the report with --report FILE")

@@ -3,9 +3,9 @@
 Three citation styles are understood, and may be mixed: numbered inline markers with a reference list
 (``... in 2024 [3].`` plus ``[3] https://...`` or a numbered list under a "References"/"Sources" heading),
 markdown links (``[the BLS report](https://...)``, ``[the BLS report][bls]`` with ``[bls]: https://...``,
-also bare and ``<...>`` URLs), and footnotes
+also bare and ``<...>`` URLs, and HTML ``<a href="...">label</a>`` links read the same way), and footnotes
 (``[^3]`` with ``[^3]: https://...``). Markers and URLs are blanked with spaces before splitting, so
-offsets stay true and a marker written after the full stop stays with its sentence.
+offsets stay true and a marker written after the full stop stays with its sentence. Fenced code cites nothing.
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ import re
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
+from citetrace._reflist import fenced_lines
 from citetrace._reflist import references as _references
-from citetrace._urlfind import AUTOLINK, MARKDOWN_LINK, url_spans
+from citetrace._urlfind import AUTOLINK, HTML_LINK, MARKDOWN_LINK, url_spans
 from citetrace.claims import Anchor, clean_claim_text, split_claims
 from citetrace.claims._internal import blank_anchors
 from citetrace.eval._claims import classify
@@ -70,12 +71,13 @@ def _mask(chars: list[str], start: int, end: int) -> None:
 
 
 def _citations(text: str, refs: dict[str, str | None], skip: frozenset[int]) -> tuple[list[Citation], str]:
-    """Every citation in the body (reference lines excluded) and the text with them blanked out."""
+    """Every citation in the body (reference lines and fenced code excluded) and the text with them blanked
+    out: a ``[1]`` in a code block is code, and it made a report without a reference list unreadable."""
     chars = list(text)
     found: list[Citation] = []
     taken = [False] * len(text)
     lines = line_spans(text)
-    for idx in skip:  # reference lines are not body text
+    for idx in skip | fenced_lines(text):  # reference lines and code are not body text
         ls, le = lines[idx]
         for k in range(ls, le):
             taken[k] = True
@@ -87,6 +89,13 @@ def _citations(text: str, refs: dict[str, str | None], skip: frozenset[int]) -> 
         for k in range(s, e):
             taken[k] = True
 
+    for m in HTML_LINK.finditer(text):  # <a href="url">label</a>: the label stays text, as a markdown link's
+        if not free(m.start(), m.end()):
+            continue
+        found.append(Citation(f"[{m.group(3)}]", m.group(2), m.start(), m.end()))
+        _mask(chars, m.start(), m.start(3))
+        _mask(chars, m.end(3), m.end())
+        claim(m.start(), m.end())
     for m in _LINK.finditer(text):
         if not free(m.start(), m.end()):
             continue
@@ -147,6 +156,10 @@ def _clean(masked: str, table: bool = False) -> str:
 def _anchor(text: str, c: Citation, offset: int, key: int) -> Anchor:
     """The claim splitter's view of a citation: its span in the sentence, and a link's visible label."""
     raw = text[c.start:c.end]
+    html = HTML_LINK.fullmatch(raw)
+    if html:
+        return Anchor(c.marker, c.start - offset, c.end - offset, c.url, html.group(3), str(key),
+                      label_start=c.start - offset + html.start(3))
     label = c.marker[1:-1] if raw.startswith("[") and "](" in raw and c.marker.startswith("[") else None
     if raw.startswith("[") and "][" in raw and not raw.startswith("[^"):  # reference-style link
         label = raw[1:raw.index("][")]

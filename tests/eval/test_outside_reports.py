@@ -1,0 +1,184 @@
+"""Reports as agents write them, checked from outside (hout6): real runs (a ``@traced_tool`` search and fetch
+with requests against a server on 127.0.0.1, the summary processor, the store), then ``evaluate_run``, the gate
+and the run's own summary. Each case broke before its fix:
+
+- a ``[1]`` inside a fenced code block stopped eval ("marker but no reference list"), and reference-shaped
+  lines inside a code block were cited sources for the summary (``uncited_url`` on a URL only code named);
+- a run still in progress was evaluated on what its store held so far (no tool calls yet), so the gate said
+  "returned by no search" of a page the run's search did return;
+- a trailing link labelled ``source``, ``link`` or with a host name (``[news.test](...)``) left its label in
+  the claim ("... in 2024 source."), so a verbatim claim was PARTIAL, not SUPPORTED;
+- an HTML ``<a href>`` link counted its URL as a citation but left the tag in the claim text, and a
+  ``<a href=...>[5]</a>`` stopped eval ("marker but no reference list").
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import pytest
+import requests
+
+from citetrace import names, traced_tool
+from citetrace.capture._citations import cited_urls
+from citetrace.claims import split_claims
+from citetrace.eval import evaluate_run, gate
+from citetrace.eval._evaluate import EvalError
+from citetrace.eval._report import parse_report
+from citetrace.store import MemoryStore
+
+from _instrumented import summarized_run
+from instrumentation._net import LocalServer
+
+PAGE = ("Solar Report 2024\nPublished: 2024-11-02\n\nGlobal solar capacity grew 24 % in 2024. China installed 277 GW "
+        "of solar panels in 2024. Module prices fell 35 % over the year. This page is part of a long-running series "
+        "on energy statistics and is updated when new figures are released.")
+FAB = "https://fabricated.example/in-code"
+
+
+@traced_tool(kind="search")
+def web_search(url: str) -> list[dict[str, str]]:
+    """Search (the local server answers with a result list)."""
+    response = requests.get(url, timeout=5)
+    response.raise_for_status()
+    results: list[dict[str, str]] = response.json()["results"]
+    return results
+
+
+@traced_tool(kind="fetch")
+def read_page(url: str) -> requests.Response:
+    """Read one page."""
+    response = requests.get(url, timeout=5)
+    response.raise_for_status()
+    return response
+
+
+@pytest.fixture
+def server() -> Iterator[LocalServer]:
+    """A search API returning the solar page, and the page, on 127.0.0.1."""
+    with LocalServer() as srv:
+        srv.routes["/solar"] = (200, PAGE, "text/plain; charset=utf-8")
+        srv.routes["/search"] = (200, f'{{"results": [{{"url": "{srv.base}/solar"}}]}}', "application/json")
+        yield srv
+
+
+def _run(store: MemoryStore, server: LocalServer, answer: str) -> str:
+    with summarized_run(store) as run:
+        web_search(f"{server.base}/search")
+        read_page(f"{server.base}/solar")
+        run.record_answer(answer)
+    return run.id
+
+
+def test_markers_and_reference_lines_in_code_cite_nothing(server: LocalServer) -> None:
+    """Code is not prose: a marker or a reference-shaped line inside a fenced block is no citation, in eval
+    and in the summary's citations alike."""
+    store = MemoryStore()
+    solar = f"{server.base}/solar"
+    answer = (f"Global solar capacity grew 24 % in 2024 [1].\n\n```text\nprint('cite [2] here')\n[2] {FAB}\n"
+              f"[3]: {FAB}/three\n```\n\n[1] {solar}\n")
+    run_id = _run(store, server, answer)
+    ev = evaluate_run(store, run_id, offline=True)  # raised "citation marker [2] ... no reference list" before
+    assert [(p.pair.url, p.label) for p in ev.pairs] == [(solar, "SUPPORTED")]
+    assert cited_urls(answer) == [solar]
+    summary = store.get_run(run_id).summary  # type: ignore[union-attr]
+    assert summary is not None and summary["citations"] == 1 and not summary["failed"]
+    assert gate(ev).passed
+    # no reference list outside the code at all: the code's marker no longer makes the report unreadable
+    only_code = f"Global solar capacity grew 24 % in 2024 ({solar}).\n\n```\nx = refs[1]  # [1]\n```\n"
+    assert [c.url for s in parse_report(only_code).sentences for c in s.citations] == [solar]
+
+
+def test_a_run_in_progress_is_not_evaluated(server: LocalServer) -> None:
+    """A run that has not ended has no tool calls in the store yet: evaluating it would call its searched,
+    fetched page "returned by no search". It is refused with one line, and evaluated once it has ended."""
+    store = MemoryStore()
+    solar = f"{server.base}/solar"
+    report = f"Global solar capacity grew 24 % in 2024 [1].\n\n[1] {solar}\n"
+    with summarized_run(store) as run:
+        web_search(f"{server.base}/search")
+        read_page(solar)
+        with pytest.raises(EvalError, match=rf"run {run.id} has not ended"):
+            evaluate_run(store, run.id, report=report, offline=True)
+        run.record_answer(report)
+    ev = evaluate_run(store, run.id, offline=True)
+    assert gate(ev).passed and [p.label for p in ev.pairs] == ["SUPPORTED"]
+
+
+def test_an_ended_run_that_made_no_calls_is_evaluated() -> None:
+    """The refusal is about an unfinished run, not about a run without tool calls: an answer from memory is
+    still checked (its citations are unfetched)."""
+    store = MemoryStore()
+    with summarized_run(store) as run:
+        run.record_answer("Global solar capacity grew 24 % in 2024 [1].\n\n[1] https://news.example/solar\n")
+    ev = evaluate_run(store, run.id, offline=True)
+    assert [p.label for p in ev.pairs] == ["UNFETCHED"]
+
+
+@pytest.mark.parametrize("label", ["source", "Source", "sources", "link", "ref", "news.test", "www.news.test",
+                                   "https://news.test/solar", "news.test/solar"])
+def test_a_generic_or_host_link_label_is_no_part_of_the_claim(label: str) -> None:
+    """``... in 2024 [source](url).``: the label names where it came from, as a capitalised source name does."""
+    (claim,) = split_claims(f"China installed 277 GW of solar panels in 2024 [{label}](https://news.test/solar).")
+    assert claim.text == "China installed 277 GW of solar panels in 2024."
+    assert claim.urls == ("https://news.test/solar",)
+
+
+@pytest.mark.parametrize("sentence, expected", [
+    ("The code is on [the source](https://a.org/x).", "The code is on the source."),
+    ("Read the [source](https://a.org/x) first.", "Read the source first."),
+    ("Prices rose in [Norway](https://a.org/n).", "Prices rose in Norway."),
+    ("The site moved to [news.test](https://news.test).", "The site moved to news.test."),
+])
+def test_a_label_the_sentence_needs_stays(sentence: str, expected: str) -> None:
+    """After a preposition or an article, or inside the clause, the label is what the sentence says."""
+    assert [c.text for c in split_claims(sentence)] == [expected]
+
+
+def test_a_source_labelled_link_is_judged_on_the_claim_alone(server: LocalServer) -> None:
+    """The real run: a verbatim claim cited ``[source](url)`` is SUPPORTED (it was PARTIAL, "... 2024 source.")."""
+    store = MemoryStore()
+    solar = f"{server.base}/solar"
+    run_id = _run(store, server, f"China installed 277 GW of solar panels in 2024 [source]({solar}?utm_source=x).\n")
+    ev = evaluate_run(store, run_id, offline=True)
+    assert [(p.pair.claim, p.label) for p in ev.pairs] == [
+        ("China installed 277 GW of solar panels in 2024.", "SUPPORTED")]
+
+
+@pytest.mark.parametrize("link, expected", [
+    ('<a href="{u}">Solar Report</a>', "China installed 277 GW of solar panels in 2024."),
+    ("<a href='{u}'>[5]</a>", "China installed 277 GW of solar panels in 2024."),
+    ('<sup><a href="{u}" target="_blank">[1]</a></sup>', "China installed 277 GW of solar panels in 2024."),
+    ('(<a href="{u}">source</a>)', "China installed 277 GW of solar panels in 2024."),
+])
+def test_html_links_cite_like_markdown_links(link: str, expected: str) -> None:
+    """An ``<a href>`` is a link: its target is the citation, its label follows the markdown link's rules."""
+    url = "https://news.test/solar"
+    (claim,) = split_claims(f"China installed 277 GW of solar panels in 2024 {link.format(u=url)}.")
+    assert (claim.text, claim.urls) == (expected, (url,))
+
+
+def test_html_link_label_in_the_sentence_stays() -> None:
+    (claim,) = split_claims('Prices rose in <a href="https://a.org/n">Norway</a> last year.')
+    assert (claim.text, claim.urls) == ("Prices rose in Norway last year.", ("https://a.org/n",))
+
+
+def test_html_links_in_a_real_run(server: LocalServer) -> None:
+    """eval and the summary read an HTML report's links alike: a ``[5]`` label is no marker, the cited URL is
+    the href (not a URL written in the label), and the verbatim claims are SUPPORTED."""
+    store = MemoryStore()
+    solar = f"{server.base}/solar"
+    answer = (f'Global solar capacity grew 24 % in 2024 <a href="{solar}">Solar Report</a>.\n'
+              f"China installed 277 GW of solar panels in 2024 <a href='{solar}#panels'>[5]</a>.\n"
+              f'Module prices fell 35 % over the year (<a href="{solar}/">{FAB}</a>).\n')
+    run_id = _run(store, server, answer)
+    ev = evaluate_run(store, run_id, offline=True)
+    assert [(p.pair.claim, p.label) for p in ev.pairs] == [
+        ("Global solar capacity grew 24 % in 2024.", "SUPPORTED"),
+        ("China installed 277 GW of solar panels in 2024.", "SUPPORTED"),
+        ("Module prices fell 35 % over the year.", "SUPPORTED"),
+    ]
+    assert cited_urls(answer) == [solar]
+    summary = store.get_run(run_id).summary  # type: ignore[union-attr]
+    assert summary is not None and summary["citations"] == 1 and not summary["failed"]
+    assert gate(ev, rules=(names.GATE_UNFETCHED, names.GATE_UNCITED_URL)).passed
