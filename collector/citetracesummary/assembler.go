@@ -71,9 +71,10 @@ type added struct {
 	late    int
 	done    []finished
 	problem string
-	ledger  []*attrs // iteration spans and accepted roots with a stop reason, for the ledger metrics
-	held    []*heldRoot
-	heldAt  []spanPos // where each held root is in the batch (consume notes it)
+	ledger  []*attrs    // iteration spans and accepted roots with a stop reason, for the ledger metrics
+	held    []*heldRoot // nil: a re-sent copy of a root held already, taken out of the batch and dropped
+	heldAt  []spanPos   // where each held root is in the batch (consume notes it)
+	copies  int         // re-sent copies of held roots dropped
 }
 
 // limits are the assembler's bounds (Config, validated).
@@ -163,6 +164,12 @@ func (a *assembler) addSpan(sp *inSpan, now float64, res *added) {
 		if state != nil {
 			if state.spanIDs.has(sp.spanID) {
 				state.touched = now
+				if isRoot { // a re-sent copy of a root held here: dropped (holdRoots), the held one goes on with
+					// its summary; passed through, the copy reached the tail sampler first, without the summary,
+					// and a sampler deciding on it dropped the failed run's trace
+					res.held = append(res.held, nil)
+					res.copies++
+				}
 				return
 			}
 		}

@@ -21,7 +21,7 @@ import (
 const scopeName = "github.com/citetrace/citetracesummary"
 
 // stats are the refused and late spans, also counted in the telemetry (read by tests).
-type stats struct{ invalid, mistyped, late atomic.Int64 }
+type stats struct{ invalid, mistyped, late, rootCopies atomic.Int64 }
 
 type core struct {
 	cfg        *Config
@@ -125,6 +125,7 @@ func (c *core) consume(ctx context.Context, td ptrace.Traces) error {
 	c.stats.invalid.Add(int64(invalid))
 	c.stats.mistyped.Add(int64(mistyped))
 	c.stats.late.Add(int64(res.late))
+	c.stats.rootCopies.Add(int64(res.copies))
 	c.tel.refused(ctx, invalid, mistyped)
 	c.tel.late(ctx, res.late)
 	for reason, n := range res.drops {
@@ -185,6 +186,9 @@ func holdRoots(td ptrace.Traces, roots []*heldRoot, at []spanPos) {
 			}
 			r := roots[n]
 			n++
+			if r == nil { // a re-sent copy of a held root: the held one is sent on with its summary
+				return true
+			}
 			r.span = ptrace.NewSpan()
 			s.MoveTo(r.span)
 			r.holder, r.hasOut = h, true

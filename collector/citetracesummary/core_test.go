@@ -31,7 +31,8 @@ func testCore(tb testing.TB, cfg *Config) (*core, *consumertest.TracesSink) {
 
 // TestRootsHeldFromWhereverTheyAreInTheBatch: roots in several resources and scopes (one scope and one resource
 // of roots only) are taken out at once and come back later with their summaries; a root re-sent in the same
-// batch, and a foreign span with the root's ids ahead of it, pass through; every span comes out once.
+// batch is dropped (the held one goes on), a foreign span with the root's ids ahead of it passes through; every
+// other span comes out once.
 func TestRootsHeldFromWhereverTheyAreInTheBatch(t *testing.T) {
 	cfg := createDefaultConfig()
 	c, sink := testCore(t, cfg)
@@ -59,7 +60,7 @@ func TestRootsHeldFromWhereverTheyAreInTheBatch(t *testing.T) {
 	span(s11, 1, 2, false)
 	span(s11, 1, 1, true) // root of trace 1, second in its scope
 	span(s11, 2, 2, false)
-	span(s12, 2, 1, true) // a scope of roots only: root of trace 2, then trace 2's root again (passes through)
+	span(s12, 2, 1, true) // a scope of roots only: root of trace 2, then trace 2's root again (dropped)
 	span(s12, 2, 1, true)
 	r2.Resource().Attributes().PutStr("service.name", "two")
 	s21 := scope(r2)
@@ -76,19 +77,19 @@ func TestRootsHeldFromWhereverTheyAreInTheBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := sink.AllTraces()[0]
-	if got := first.SpanCount(); got != in-4 {
-		t.Fatalf("%d spans passed on at once, want %d (all but the 4 roots)", got, in-4)
+	if got := first.SpanCount(); got != in-5 {
+		t.Fatalf("%d spans passed on at once, want %d (all but the 4 roots and the re-sent copy)", got, in-5)
 	}
-	if first.ResourceSpans().Len() != 2 || first.ResourceSpans().At(0).ScopeSpans().Len() != 2 {
-		t.Fatalf("the resource of roots only must go, and the scope with the re-sent root stay")
+	if first.ResourceSpans().Len() != 2 || first.ResourceSpans().At(0).ScopeSpans().Len() != 1 {
+		t.Fatalf("the resource of roots only and the scope of roots and a re-sent root must go")
 	}
 	if got := first.ResourceSpans().At(1).ScopeSpans().At(0).Spans().At(0).Name(); got != "" {
 		t.Fatalf("the foreign span ahead of trace 3's root was taken (%q)", got)
 	}
 	now += cfg.GraceSeconds + 1
 	c.tick(context.Background())
-	if got := sink.SpanCount(); got != in {
-		t.Fatalf("%d spans out in all, want %d", got, in)
+	if got := sink.SpanCount(); got != in-1 {
+		t.Fatalf("%d spans out in all, want %d (all but the re-sent copy)", got, in-1)
 	}
 	later := sink.AllTraces()[1]
 	services := map[string]int{}
@@ -107,5 +108,56 @@ func TestRootsHeldFromWhereverTheyAreInTheBatch(t *testing.T) {
 	}
 	if services["one"] != 2 || services["two"] != 1 || services["three"] != 1 {
 		t.Fatalf("held roots by resource: %v, want one:2 two:1 three:1", services)
+	}
+}
+
+// TestAReSentRootNeverGoesOutWithoutItsSummary: an exporter's retry re-sends a batch while its run's root is held
+// (inside the grace period). Found by hout8 with the real tail sampler: the copy went straight on without the
+// summary, the sampler decided on that root (decision_wait_after_root_received) before the held one came, and a
+// failed run's trace was dropped. The copy is dropped; the held root goes on once, with its summary.
+func TestAReSentRootNeverGoesOutWithoutItsSummary(t *testing.T) {
+	cfg := createDefaultConfig()
+	c, sink := testCore(t, cfg)
+	now := 0.0
+	c.mono = func() float64 { return now }
+	batch := func() ptrace.Traces {
+		td := ptrace.NewTraces()
+		spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+		tool := spans.AppendEmpty()
+		tool.SetTraceID([16]byte{7, 1})
+		tool.SetSpanID([8]byte{7, 2})
+		tool.SetParentSpanID([8]byte{7, 1})
+		tool.Attributes().PutStr(names.ToolKind, names.ToolKindSearch)
+		tool.Attributes().PutStr(names.ToolStatus, names.StatusEmpty)
+		root := spans.AppendEmpty()
+		root.SetTraceID([16]byte{7, 1})
+		root.SetSpanID([8]byte{7, 1})
+		root.Attributes().PutStr(names.GenAiOperationName, names.OpInvokeAgent)
+		return td
+	}
+	for range 2 { // the batch, and the retry of it half a second later
+		if err := c.consume(context.Background(), batch()); err != nil {
+			t.Fatal(err)
+		}
+		now += 0.5
+	}
+	now += cfg.GraceSeconds
+	c.tick(context.Background())
+	roots := 0
+	for _, td := range sink.AllTraces() {
+		spans := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+		for k := 0; k < spans.Len(); k++ {
+			s := spans.At(k)
+			if _, isRoot := s.Attributes().Get(names.GenAiOperationName); !isRoot {
+				continue
+			}
+			roots++
+			if failed, ok := s.Attributes().Get(names.SummaryFailed); !ok || !failed.Bool() {
+				t.Fatalf("a root went out without the summary that marks its run failed")
+			}
+		}
+	}
+	if roots != 1 {
+		t.Fatalf("%d roots out, want the held one alone", roots)
 	}
 }

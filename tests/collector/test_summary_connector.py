@@ -184,6 +184,39 @@ def test_a_trace_without_in_process_summary_is_summarised_by_the_connector(stack
     assert attrs[names.SUMMARY_FAILED] is True and attrs[names.SUMMARY_KEEP] is True
 
 
+def test_a_failed_run_whose_export_is_retried_within_the_grace_period_is_still_kept(stack: Stack) -> None:
+    """An exporter re-sends a request (its first attempt timed out after the collector took it; a batching gateway
+    may even merge the copy into the same request) while the run's root is held: the copy of the root must not
+    reach the tail sampler before the held, summarised one. Found by hout8 in a replayed fleet: the copy passed
+    straight through without a summary, the sampler decided on that root (decision_wait_after_root_received) before
+    the held one came, and the failed run's whole trace was dropped (one run in two replays). The sampler decides
+    on a 1 s tick, so the twelve runs are sent 0.1 s apart: some land where the copy's decision came first."""
+    from vectors._build import Trace, request
+
+    kept_before = {s["traceId"] for s in _kept_spans(stack)}
+    want = set()
+    for n in range(12):
+        t = Trace(880_000 + n)
+        t.search("retried export", [], status=names.STATUS_EMPTY)  # an empty search: the run failed
+        t.fetch("https://a.example/page")
+        t.root(["https://a.example/page"], run=f"retried-{n}")
+        t.spans.append(dict(t.spans[-1]))  # the root twice in one request
+        assert t.id not in kept_before
+        want.add(t.id)
+        body = json.dumps(request(t)).encode()
+        for _attempt in range(2):  # and the whole request again at once
+            status, answer = http_post(stack.otlp_http + "/v1/traces", body, {"Content-Type": "application/json"})
+            assert status == 200, answer[:300]
+        time.sleep(0.1)
+
+    def summarised_roots() -> set[str]:
+        return {s["traceId"] for s in _kept_spans(stack) if names.SUMMARY_KEEP in _attrs(s)}
+
+    wait_until(lambda: want <= summarised_roots(), 30, f"the {len(want)} failed runs' summarised roots in the kept file")
+    copies = [s for s in _kept_spans(stack) if s["traceId"] in want and s["name"].startswith("invoke_agent")]
+    assert len(copies) == len(want), "each run's root goes out once, with its summary"
+
+
 def test_connector_counts_its_work_in_the_collectors_own_telemetry(stack: Stack) -> None:
     """The collector's /metrics has the connector's counters (runs summarised, spans refused, traces in flight)."""
     status, body = http_get(f"http://{stack.telemetry}/metrics")
