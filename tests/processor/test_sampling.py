@@ -131,6 +131,25 @@ def test_ttl_evicts_traces_whose_root_never_ends(make_rig: Callable[..., Rig]) -
     assert names_of(rig) == ["child", "stuck"]
 
 
+def test_an_open_run_outlives_the_ttl(make_rig: Callable[..., Rig]) -> None:
+    """A run that makes no tool call for longer than the TTL (the agent reasoning for minutes) is not evicted
+    while its root is open: its summary counts every search. Found by hout8 (very long runs): the trace was
+    evicted as idle and the run had no summary at all (not in citetrace_runs_total, nothing on its root)."""
+    now = [1000.0]
+    rig = make_rig(trace_ttl_seconds=600, sample_percent=0.0, clock=lambda: now[0])
+    with research_run("q", agent="thinker"):
+        search("solar")
+        now[0] += 700  # longer than the TTL without a span ending
+        search("wind")
+        rig.flush()  # a sweep runs while the run is still open
+        search("nothing")
+    (root,) = rig.roots()
+    assert (root.attributes or {})[names.summary_attr("searches")] == 3
+    assert rig.value("citetrace_runs_total", agent="thinker", outcome=names.OUTCOME_FAILED) == 1
+    assert rig.value("citetrace_traces_evicted_total", reason=names.EVICT_TTL) in (None, 0)
+    assert rig.processor.traces_in_flight == 0
+
+
 def test_shutdown_exports_in_flight_traces(make_rig: Callable[..., Rig]) -> None:
     """Shutdown evicts in-flight traces (reason shutdown) and exports what they buffered."""
     from opentelemetry import trace

@@ -314,12 +314,19 @@ class TraceSummaryProcessor(SpanProcessor):
             self._count_decision(names.DECISION_EARLY)
 
     def _sweep(self, now: float, out: list[ReadableSpan]) -> None:
+        """Evict traces idle past the TTL, but not one whose run is still open here: a run may make no tool
+        call for longer than the TTL (an agent reasoning for minutes), and its root will come; evicted, the run
+        had no summary at all. Open runs stay bounded by ``max_traces`` (capacity eviction)."""
         self._next_sweep = now + self._sweep_every
         limit = now - self._ttl
         while self._traces:
             tid, state = next(iter(self._traces.items()))
             if state.touched > limit:
                 break
+            if len(state.roots) > state.runs_done:
+                self._traces.move_to_end(tid)
+                state.touched = now  # looked at again a TTL from now
+                continue
             self._evict(tid, names.EVICT_TTL, out)
 
     def _remember(self, tid: int, keep: Any) -> None:
