@@ -9,15 +9,11 @@ import urllib.request
 from typing import Any, Iterator
 
 import pytest
-import requests
 
-from citetrace import research_run, traced_tool
 from citetrace.store import open_store
-from citetrace.summary import TraceSummaryProcessor
-from citetrace.testing import capture_spans
 from citetrace.view import RunBrowser
 from citetrace.view._runs import LIST_PAGE
-from instrumentation._net import LocalServer
+from ._recorded import record_runs
 
 pytestmark = pytest.mark.slow
 
@@ -29,26 +25,7 @@ AGENTS = 2
 def ui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunBrowser]:
     """RUNS runs, one search and one read each, by AGENTS agents in turn, served by the run browser."""
     store = open_store(f"sqlite:///{tmp_path_factory.mktemp('paging') / 'store.db'}")
-    with LocalServer() as site:
-        site.routes["/page"] = (200, "<html><body><p>" + "Solar grew 24 percent. " * 20 + "</p></body></html>",
-                                "text/html")
-        site.routes["/search"] = (200, f'{{"results": [{{"url": "{site.base}/page/1"}}]}}', "application/json")
-
-        @traced_tool(kind="search")
-        def web_search(query: str) -> list[dict[str, str]]:
-            return list(requests.get(site.base + "/search", params={"q": query}, timeout=10).json()["results"])
-
-        @traced_tool(kind="fetch")
-        def read_page(url: str) -> str:
-            return requests.get(url, timeout=10).text
-
-        with capture_spans(store=store, processors=(TraceSummaryProcessor(store=store),)) as cap:
-            for i in range(RUNS):
-                with research_run(question=f"q{i}", agent=f"agent{i % AGENTS}") as run:
-                    hit = web_search(f"solar {i}")[0]
-                    read_page(hit["url"])
-                    run.record_answer(f"Solar grew [1].\n\n[1] {hit['url']}")
-            cap.tracer_provider.force_flush()
+    record_runs(store, RUNS, AGENTS)
     with RunBrowser(store) as browser:
         yield browser
     store.close()

@@ -10,6 +10,7 @@ also sent as a header.
 from __future__ import annotations
 
 import logging
+import socket
 import sys
 import threading
 from http import HTTPStatus
@@ -18,7 +19,8 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from citetrace._stopsignals import STOP_GRACE_S
-from citetrace.store import Store
+from citetrace._redact import redact_report
+from citetrace.store import Store, StoreError
 from citetrace.view._page import content_security_policy, render_message, render_run_list
 from citetrace.view._review import MAX_FORM_BYTES, ReviewDesk
 from citetrace.view._runs import FILTERS, BadQuery, ViewError, list_page, page_for_run
@@ -77,7 +79,11 @@ class _Handler(BaseHTTPRequestHandler):
     def _get(self, head: bool) -> None:
         try:
             status, body = self._route()
-        except Exception as exc:  # a broken store or page must answer, not kill the connection silently
+        except StoreError as exc:  # the store went away (file removed, server down): say so, and try again next time
+            _log.warning("ui: cannot serve %s: %s", self.path, exc)
+            status, body = HTTPStatus.SERVICE_UNAVAILABLE, render_message(
+                f"the run store is unavailable, try again: {redact_report(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)}")
+        except Exception as exc:  # a broken page must answer, not kill the connection silently
             _log.warning("ui: cannot serve %s: %s", self.path, exc)
             status, body = HTTPStatus.INTERNAL_SERVER_ERROR, render_message(f"cannot show this page: {type(exc).__name__}")
         self._send(status, body, head=head)
@@ -120,7 +126,16 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self._send(status, review.page(message) if status == HTTPStatus.CONFLICT else render_message(message))
 
-    do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _refuse  # noqa: N815
+    do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_TRACE = do_CONNECT = _refuse  # noqa: N815
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """http.server's own refusals (a request line too long, a malformed request, an unknown method) as our
+        one-line page with our headers, not its stock HTML without a policy."""
+        self.close_connection = True
+        if getattr(self, "request_version", "") == "HTTP/0.9":  # an unparsable request line: answer with headers
+            self.request_version = "HTTP/1.0"
+        short = self.responses.get(code, ("error",))[0]
+        self._send(code, render_message(f"{code} {message or short}"), head=getattr(self, "command", "") == "HEAD")
 
 
 class _Server(ThreadingHTTPServer):
@@ -134,6 +149,8 @@ class _Server(ThreadingHTTPServer):
         self.review = review
         self._idle = threading.Condition()
         self._active = 0
+        if ":" in address[0]:  # --host ::1 or ::, an IPv6 address (socketserver's default family is IPv4 only)
+            self.address_family = socket.AF_INET6
         super().__init__(address, _Handler)
         host, port = self.server_address[:2]
         shown = host.decode() if isinstance(host, bytes) else str(host)
