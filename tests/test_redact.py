@@ -131,7 +131,9 @@ _NAMES = st.sampled_from(["q", "id", "page", "v", "n", "lang", "utm_source", "ap
 _VALUES = st.sampled_from(["", "1", "42017", "en", "Xb12kLm9QzA", "solid+state", "sk_live_51HqT9xLk2mN8pQ4",
                            "rk_live_51HqT9xLk2mN8pQ4", "github_pat_11ABCDEFG0123456789abc_x", "AIza" + "S" * 32,
                            "hf_" + "A" * 32, "xoxb-1234567890-ab", "xoxp-1234567890-ab", "SK-abcdefgh12",
-                           "eyJabcdefghijk.eyJabcdefghijk.sig", "%20", "%E2%82%AC", "\ud800", "a b", "100%"])
+                           "eyJabcdefghijk.eyJabcdefghijk.sig", "%20", "%E2%82%AC", "\ud800", "a b", "100%",
+                           "http%3A%2F%2Fb.example%2Fcb%3Ftoken%3Dx", "https://b.example/cb?access_token=x",
+                           "client_secret%3Dx%26y%3D1", "a=b=c=d=e=f", "x;token=y", "http://b.example/?q=1"])
 _PAIRS = st.lists(st.tuples(_NAMES, st.sampled_from(["=", ""]), _VALUES).map("".join), max_size=4).map("&".join)
 _FRAGMENTS = st.sampled_from(["", "#", "#top", "#access_token=abc123def", "#sk-abcdefgh1234", "#a?b", "#Section_2"])
 
@@ -156,3 +158,57 @@ def test_batch_check_gives_exactly_the_per_url_redaction(urls: list[str]) -> Non
     expected = [redact_url(u) for u in urls]
     assert redact_urls(urls) == expected
     assert redact_urls(list(urls)) == expected  # a second time: the memo of the last clean batch agrees too
+
+
+# -- agent-shaped cases (tests/privacy/agent_corpus.py has them end to end) ------------------------------------
+@pytest.mark.parametrize(("url", "expected"), [
+    ("https://a.example/login?redirect_uri=https://b.example/cb?access_token=t1",
+     "https://a.example/login?redirect_uri=https://b.example/cb?access_token=REDACTED"),
+    ("https://a.example/login?next=https%3A%2F%2Fb.example%2Fcb%3Ftoken%3Dt2&lang=en",
+     "https://a.example/login?next=https%3A%2F%2Fb.example%2Fcb%3Ftoken%3DREDACTED&lang=en"),
+    ("https://a.example/p?data=client_secret%3Dt3%26x%3D1", "https://a.example/p?data=client_secret%3DREDACTED%26x%3D1"),
+    ("https://a.example/p?a=1;token=t4", "https://a.example/p?a=1;token=REDACTED"),
+    ("https://a.example/p?q=solar+power&key=t5", "https://a.example/p?q=solar+power&key=REDACTED"),
+])
+def test_urls_and_forms_nested_in_query_values_are_redacted(url: str, expected: str) -> None:
+    """A login redirect's target, a percent-encoded ``next=``, a form in a value and a ";"-separated query lose
+    their secrets; the pairs without one are kept byte for byte."""
+    assert redact_url(url) == expected
+    assert redact_url(expected) == expected
+
+
+def test_nesting_is_bounded() -> None:
+    """A value nested deeper than the bound is replaced whole when it may hold a secret, and a very deep one
+    neither recurses without end nor leaks."""
+    deep = "https://a.example/?r=" + "https://a.example/?r=" * 500 + "https://b.example/?token=t6"
+    out = redact_url(deep)
+    assert "t6" not in out and out.startswith("https://a.example/?r=")
+
+
+def test_userinfo_of_any_scheme_and_private_keys_are_masked_in_text() -> None:
+    """Database, cache and websocket URLs in an exception message lose their password; a private key block
+    (whole, or cut off) is masked."""
+    text = ("could not connect to postgresql://bob:pw-1@db:5432/x, redis://:pw-2@cache:6379/0 and "
+            "wss://bob:pw-3@stream.example/socket; key -----BEGIN RSA PRIVATE KEY-----\nMIIEpw-4\n"
+            "-----END RSA PRIVATE KEY----- and -----BEGIN PRIVATE KEY-----\\nMIIEpw-5")
+    out = redact_text(text)
+    for secret in ("pw-1", "pw-2", "pw-3", "pw-4", "pw-5"):
+        assert secret not in out
+    assert "postgresql://REDACTED:REDACTED@db:5432/x" in out and "could not connect" in out
+
+
+def test_arguments_mask_pairs_har_headers_cookies_and_named_positionals() -> None:
+    """``params=[("api_key", ...)]``, header pairs, HAR ``{"name", "value"}`` entries, ``cookies=`` and a
+    positional argument filling a secret-named parameter are masked; a tuple dict key no longer fails."""
+    out = redact_arguments(
+        ["https://h.example/", "bob", "pw-6"],
+        {"params": [("api_key", "k-7"), ("q", "solar")], "headers": [("X-Api-Key", "k-8")],
+         "har": [{"name": "Authorization", "value": "Token k-9"}], "cookies": {"sid": "c-10"},
+         "d": {("a", "b"): 1}},
+        4096, ("url", "user", "password"),
+    )
+    data = json.loads(out)
+    for secret in ("pw-6", "k-7", "k-8", "k-9", "c-10"):
+        assert secret not in out
+    assert data["args"][:2] == ["https://h.example/", "bob"] and data["kwargs"]["params"][1] == ["q", "solar"]
+    assert data["kwargs"]["d"] == {"('a', 'b')": 1}

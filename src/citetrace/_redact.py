@@ -8,9 +8,12 @@ What counts as a secret (documented in docs/privacy.md):
 - a parameter whose name says key, token, secret, password, signature, credential, session or auth, in any case
   style (``api_key``, ``apiKey``, ``X-Api-Key``, ``accessToken``, ``clientSecret``, ``sessionId``), in the
   query, in a ``key=value`` fragment (OAuth's ``#access_token=``) or as a path parameter (``;jsessionid=``);
-  ``code`` (OAuth) counts in URLs only;
+  ``code`` (OAuth) counts in URLs only; a URL or form nested in a parameter's value (``redirect_uri=``,
+  ``next=``) is redacted inside, a few levels deep;
 - well-known key shapes anywhere in a query, fragment or free text: ``sk-``, ``sk_live_``/``rk_live_``,
   ``tvly-``, ``fc-``, ``ghp_``/``github_pat_``, ``AKIA``/``ASIA``, ``AIza``, ``hf_``, ``xox[abpr]-`` and JWTs;
+- private key blocks and the userinfo of a URL of any scheme (``postgresql://bob:pw@db``) wherever key shapes
+  are masked;
 - in free text, also ``Bearer``/``Basic`` credentials and ``name: value`` / ``name=value`` pairs with a
   secret name.
 
@@ -21,8 +24,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Sequence
-from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
+from typing import Any, Callable, Sequence
+from urllib.parse import quote, unquote_plus, urlsplit, urlunsplit
 
 from citetrace._urlfind import url_spans
 
@@ -43,7 +46,8 @@ REDACTED = "REDACTED"
 _WORDS = (
     r"key|apikey|token|auth|authorization|secret|password|passwd|pwd|signature|sig|credential|credentials|"
     r"session|sessionid|jsessionid|phpsessid|cookie|bearer|accesstoken|authtoken|refreshtoken|idtoken|"
-    r"clientsecret|secretkey|accesskey|privatekey|sessiontoken|apitoken|authkey"
+    r"clientsecret|secretkey|accesskey|privatekey|sessiontoken|apitoken|authkey|"
+    r"cookies|tokens|secrets|passwords"  # plurals: ``cookies={"sid": ...}`` is requests' cookie jar
 )
 _SECRET_WORD = re.compile(rf"(?:^|[_\-.\s])(?:{_WORDS})(?:$|[_\-.\s])")
 _URL_ONLY_NAMES = frozenset({"code"})  # OAuth's authorization code: a secret in a URL, a common word in prose
@@ -56,6 +60,11 @@ _KEY_SHAPES = re.compile(
     r"eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]+)",
     re.IGNORECASE,
 )
+# A private key block, whole or cut off (a service-account JSON in an error message quotes one)
+_PEM = re.compile(r"-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----.*?(?:-----END \1PRIVATE KEY-----|\Z)", re.DOTALL)
+# The userinfo of a URL of any scheme in text (``postgresql://bob:pw@db``, ``redis://:pw@cache``, ``wss://``):
+# http(s) URLs in text go through redact_url; the others get only this
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^\s/?#@'\"<>]*@")
 _AUTH_SCHEME = re.compile(r"(?i)\b(bearer|basic)(\s+)[A-Za-z0-9._~+/=\-]{6,}")
 _NAMED_VALUE = re.compile(
     r"(?i)([A-Za-z][\w.\-]*)([\"']?\s*[:=]\s*[\"']?)((?:bearer\s+|basic\s+|token\s+)?[^\s\"'&,;}\])]+)"
@@ -95,8 +104,14 @@ def is_secret_name(name: str, *, in_url: bool = True) -> bool:
 
 
 def mask_key_shapes(text: str) -> str:
-    """Mask well-known API-key shapes (``sk-...``, ``ghp_...``, ``AIza...``, JWTs...) inside text."""
-    return _KEY_SHAPES.sub(REDACTED, text)
+    """Mask well-known API-key shapes (``sk-...``, ``ghp_...``, ``AIza...``, JWTs...), private key blocks and the
+    userinfo of a URL of any scheme (``postgresql://bob:pw@db``) inside text."""
+    text = _KEY_SHAPES.sub(REDACTED, text)
+    if "PRIVATE KEY-----" in text:
+        text = _PEM.sub(REDACTED, text)
+    if "://" in text and "@" in text:
+        text = _USERINFO.sub(lambda m: f"{m.group(1)}{REDACTED}:{REDACTED}@", text)
+    return text
 
 
 def _tail_at(url: str) -> int:
@@ -108,11 +123,48 @@ def _tail_at(url: str) -> int:
     return q if q >= 0 else len(url)
 
 
-def _redact_params(qs: str, sep: str = "&") -> str:
-    pairs = parse_qsl(qs, keep_blank_values=True, separator=sep)
-    if not any(is_secret_name(k) for k, _ in pairs):
-        return qs
-    return sep.join(f"{quote(k, safe='')}={REDACTED if is_secret_name(k) else quote(v, safe='')}" for k, v in pairs)
+_NESTING = 3  # URLs and forms inside parameter values are redacted this many levels deep
+_SEPARATORS = {"&": re.compile("(&)"), ";": re.compile("(;)"), "&;": re.compile("([&;])")}
+
+
+def _redact_params(qs: str, sep: str = "&", depth: int = 0) -> str:
+    """``name=value`` pairs with each secret-named value replaced, and each other value that holds a URL or a
+    form (``redirect_uri=https://b/cb?access_token=...``, ``next=`` percent-encoded, ``data=client_secret%3D...``)
+    redacted inside, ``_NESTING`` levels deep. A query is split at ";" as well as "&" (some servers take both).
+    Pairs that hold no secret are kept byte for byte."""
+    seps = "&;" if sep == "&" and ";" in qs else sep
+    pieces = _SEPARATORS[seps].split(qs)
+    changed = False
+    for i in range(0, len(pieces), 2):  # the odd items are the separators themselves
+        raw_name, eq, raw_value = pieces[i].partition("=")
+        name = unquote_plus(raw_name)
+        if is_secret_name(name):
+            piece = f"{quote(name, safe='')}={REDACTED}"
+        elif eq and ("=" in raw_value or "%" in raw_value or "://" in raw_value):
+            value = unquote_plus(raw_value)
+            inner = _redact_nested(value, depth + 1)
+            if inner == value:
+                continue
+            encoded = raw_value != value or "&" in inner or "#" in inner
+            piece = f"{raw_name}={quote(inner, safe='') if encoded else inner}"
+        else:
+            continue
+        if piece != pieces[i]:
+            pieces[i] = piece
+            changed = True
+    return "".join(pieces) if changed else qs
+
+
+def _redact_nested(value: str, depth: int) -> str:
+    """A parameter's decoded value with the URLs (redacted as URLs) and the form (``a=1&token=x``) in it redacted;
+    past ``_NESTING`` levels, a value that may hold a secret is replaced whole."""
+    if depth > _NESTING:
+        return REDACTED if _TAIL_HINT.search(value.lower()) is not None else value
+    if "://" in value:
+        return _map_urls(value, mask_key_shapes, lambda url: _redact_url_parts(url, depth))
+    if "=" in value:
+        return mask_key_shapes(_redact_params(value, "&", depth))
+    return value
 
 
 def _redact_path_params(path: str) -> str:
@@ -121,7 +173,7 @@ def _redact_path_params(path: str) -> str:
     for i, segment in enumerate(segments):
         if ";" in segment and "=" in segment:
             head, _, params = segment.partition(";")
-            segments[i] = head + ";" + _redact_params(params, ";")
+            segments[i] = head + ";" + _redact_params(params, ";", _NESTING)
     return "/".join(segments)
 
 
@@ -138,6 +190,11 @@ def redact_url(url: str) -> str:
         at = _tail_at(url)
         if at == len(url) or _TAIL_HINT.search(url[at:].lower()) is None:
             return url  # no userinfo, no path parameter, and nothing in the query or fragment that could be a secret
+    return _redact_url_parts(url, 0)
+
+
+def _redact_url_parts(url: str, depth: int) -> str:
+    """``redact_url`` past its early return; ``depth`` counts the URLs this one is nested in (query values)."""
     try:
         parts = urlsplit(url)
     except ValueError:  # not parseable as a URL (an unclosed "[" in the host): treat it as text
@@ -146,10 +203,10 @@ def redact_url(url: str) -> str:
     if "@" in netloc:
         netloc = f"{REDACTED}:{REDACTED}@" + netloc.rsplit("@", 1)[1]
     path = _redact_path_params(parts.path) if ";" in parts.path else parts.path
-    query = mask_key_shapes(_redact_params(parts.query)) if parts.query else ""
+    query = mask_key_shapes(_redact_params(parts.query, "&", depth)) if parts.query else ""
     fragment = parts.fragment
     if fragment:
-        fragment = mask_key_shapes(_redact_params(fragment) if "=" in fragment else fragment)
+        fragment = mask_key_shapes(_redact_params(fragment, "&", depth) if "=" in fragment else fragment)
     return urlunsplit((parts.scheme, netloc, path, query, fragment))
 
 
@@ -183,13 +240,15 @@ def redact_urls(urls: Sequence[str]) -> list[str]:
     return clean
 
 
-def _map_urls(text: str, between: Any) -> str:
-    """``text`` with every URL passed through ``redact_url`` and every stretch between URLs through ``between``."""
+def _map_urls(text: str, between: Callable[[str], str], each: Callable[[str], str] | None = None) -> str:
+    """``text`` with every URL passed through ``each`` (``redact_url``) and every stretch between URLs through
+    ``between``."""
+    each = each or redact_url
     out: list[str] = []
     last = 0
     for start, end in url_spans(text):
         out.append(between(text[last:start]))
-        out.append(redact_url(text[start:end]))
+        out.append(each(text[start:end]))
         last = end
     out.append(between(text[last:]))
     return "".join(out)
@@ -222,21 +281,40 @@ def redact_report(text: str) -> str:
     return _map_urls(sink_safe(text), mask_key_shapes)
 
 
+def _secret_key(key: Any) -> bool:
+    return isinstance(key, str) and is_secret_name(key, in_url=False)
+
+
+def _json_key(key: Any) -> Any:
+    """A dict key JSON can hold: a tuple or object key becomes its repr (``json.dumps`` refuses it, and the
+    whole span would be lost)."""
+    return key if key is None or isinstance(key, (str, int, float, bool)) else repr(key)
+
+
 def _mask_names(value: Any, depth: int = 0) -> Any:
-    """Replace the value under every secret-named key of nested dicts (``headers={"Authorization": ...}``)."""
+    """Replace the value under every secret name of nested structures: dict keys (``headers={"Authorization":
+    ...}``), ``(name, value)`` pairs (``params=[("api_key", ...)]``, header lists) and ``{"name": ..., "value":
+    ...}`` entries (HAR and Playwright header arrays)."""
     if depth > 8:
         return value
     if isinstance(value, dict):
-        return {k: REDACTED if isinstance(k, str) and is_secret_name(k, in_url=False) else _mask_names(v, depth + 1)
-                for k, v in value.items()}
+        if _secret_key(value.get("name")) and "value" in value:
+            return {_json_key(k): REDACTED if k == "value" else _mask_names(v, depth + 1) for k, v in value.items()}
+        return {_json_key(k): REDACTED if _secret_key(k) else _mask_names(v, depth + 1) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
+        if len(value) == 2 and _secret_key(value[0]):
+            return [value[0], REDACTED]
         return [_mask_names(v, depth + 1) for v in value]
     return value
 
 
-def redact_arguments(args: Sequence[Any], kwargs: dict[str, Any], limit: int) -> str:
+def redact_arguments(args: Sequence[Any], kwargs: dict[str, Any], limit: int, arg_names: Sequence[str] = ()) -> str:
     """A tool call's arguments as JSON for ``gen_ai.tool.call.arguments``: secret-named keyword arguments and
-    dict keys masked whatever their value, then the text redacted (URLs, key shapes, named values), then cut
-    to ``limit`` characters (after redaction, so a cut never leaves half a secret unrecognised)."""
-    payload = {"args": _mask_names(list(args)), "kwargs": _mask_names(kwargs)}
+    dict keys masked whatever their value, and so are positional arguments whose parameter (``arg_names``, in
+    order) has a secret name (``login(url, "bob", pw)``); then the text redacted (URLs, key shapes, named
+    values), then cut to ``limit`` characters (after redaction, so a cut never leaves half a secret
+    unrecognised)."""
+    positional = [REDACTED if i < len(arg_names) and _secret_key(arg_names[i]) else _mask_names(v, 1)
+                  for i, v in enumerate(args)]
+    payload = {"args": positional, "kwargs": _mask_names(kwargs)}
     return redact_text(json.dumps(payload, default=repr, ensure_ascii=False))[:limit]

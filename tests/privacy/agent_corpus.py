@@ -11,7 +11,8 @@ attributes and events, every table of the store, ``citetrace runs/show/eval/gate
 pages over HTTP, and the store of a ``citetrace serve`` that received the same spans over OTLP/HTTP.
 
 A case leaks into a sink when its own secret (unique per case) appears there; "lost spans" counts the runs that
-lost a tool call's span (its recording failed).
+lost a tool call's span (its recording failed), and the last row the runs whose gate called a citation the run
+had read unfetched.
 """
 
 from __future__ import annotations
@@ -50,7 +51,8 @@ from citetrace.testing import capture_spans
 __all__ = ["CASES", "APART", "SINKS", "Case", "run_corpus"]
 
 SINKS = ("lost spans", "span attributes", "span events", "store (all tables)", "runs", "show", "eval", "gate", "view", "ui",
-         "serve store")
+         "serve store", "gate called a read citation unfetched")
+_GATE_WRONG = SINKS[-1]
 _S = "QQSQQ"  # stands for the case's secret in a case's strings (letters only: it survives percent-encoding)
 _BODY = "Solar capacity grew 24 percent in 2024 according to the agency. " * 8
 _REDIRECTS: dict[str, str] = {}  # /go/<name> -> Location
@@ -410,7 +412,11 @@ def run_corpus(cases: tuple[Case, ...], *, capture_content: bool) -> dict[str, d
             sinks["runs"] = runs
             sinks["show"] = _cli("show", rid, "--store", uri) + _cli("show", rid, "--store", uri, "--json")
             sinks["eval"] = _cli("eval", rid, *common) + _cli("eval", rid, *common, "--json")
-            sinks["gate"] = _cli("gate", rid, *common) + _cli("gate", rid, *common, "--json")
+            gate_json = _cli("gate", rid, *common, "--json")
+            sinks["gate"] = _cli("gate", rid, *common) + gate_json
+            # the run read what it cited but never.example: the gate must name only that one
+            failures = _text(json.loads(gate_json[gate_json.index("{"):])["failures"])
+            sinks["gate called a read citation unfetched"] = failures if "127.0.0.1" in failures else ""
             sinks["view"] = _cli("view", rid, "--store", uri, "--evaluate", "-o", "-")
         ui_list, ui_runs = _ui_pages(uri, [s["run"] for s in per_case.values()])
         serve_store = _serve_store(spans, Path(tmp) / "serve.db", len(cases))
@@ -418,7 +424,8 @@ def run_corpus(cases: tuple[Case, ...], *, capture_content: bool) -> dict[str, d
             sinks["ui"] = ui_list + ui_runs[sinks["run"]]
             sinks["serve store"] = serve_store
     by_id = {c.id: c for c in cases}
-    return {cid: {sink: by_id[cid].secret in texts[sink] for sink in SINKS} for cid, texts in per_case.items()}
+    return {cid: {sink: (texts[sink] != "") if sink == _GATE_WRONG else by_id[cid].secret in texts[sink]
+                  for sink in SINKS} for cid, texts in per_case.items()}
 
 
 def main() -> None:  # pragma: no cover - prints the table for the docs

@@ -62,6 +62,9 @@ class ToolSpec:
     query_arg: str | None = None
     url_arg: str | None = None
     skip_self: bool = False
+    arg_names: tuple[str, ...] = ()
+    """The positional parameters' names (after ``self``), so that a secret passed positionally to a parameter
+    with a secret name (``login(url, user, password)``) is masked in ``gen_ai.tool.call.arguments``."""
     stores_text: bool = True
     result_size: Callable[[Any], int | None] | None = None
     """Characters of result text, for a shape whose default reading would count the wrong fields (a
@@ -165,7 +168,7 @@ class _Call:
                     attrs[names.SERVER_ADDRESS] = host
         if settings.capture_content:
             attrs[names.GEN_AI_TOOL_CALL_ARGUMENTS] = redact_arguments(
-                args[1:] if spec.skip_self else args, dict(kwargs), _ARGUMENTS_CHARS
+                args[1:] if spec.skip_self else args, dict(kwargs), _ARGUMENTS_CHARS, spec.arg_names
             )
         parent = child_context(run) if run is not None and run.deferred else None
         # ``ctx`` is the current context: handing it over spares the SDK its own reads of it

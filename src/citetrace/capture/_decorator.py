@@ -88,6 +88,18 @@ def _takes_self(fn: Callable[..., Any]) -> bool:
     return bool(params) and params[0] in ("self", "cls")
 
 
+def _positional_names(fn: Callable[..., Any], skip_self: bool) -> tuple[str, ...]:
+    """The names of the parameters a positional argument can fill, ``self``/``cls`` left out when the call's
+    first argument is skipped; empty when the signature cannot be read."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return ()
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    found = tuple(p.name for p in params if p.kind in kinds)
+    return found[1:] if skip_self and found else found
+
+
 @overload
 def traced_tool(fn: F) -> F: ...
 
@@ -148,6 +160,7 @@ def traced_tool(
             url_arg=url_arg,
             description=description or _first_doc_line(target),
             skip_self=skip_self,
+            arg_names=_positional_names(target, skip_self),
         )
 
     if fn is not None:
