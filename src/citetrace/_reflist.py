@@ -23,19 +23,32 @@ from typing import Any, Mapping
 
 from citetrace._urlfind import AUTOLINK, MARKDOWN_LINK, first_url
 
-__all__ = ["FENCE", "fenced_lines", "line_spans", "entry_url", "references", "url_map_of"]
+__all__ = ["FENCE", "INLINE_CODE", "fenced_lines", "line_spans", "entry_url", "references", "url_map_of"]
 
 FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 """A line opening or closing a fenced code block; what is inside is code, not prose or citations."""
+INLINE_CODE = re.compile(r"(?<!`)(`{1,3})(?!`)(.+?)(?<!`)\1(?!`)")
+"""An inline code span on one line (`` `https://api.example/v1` ``, `` `refs[1]` ``): code too, so nothing in
+it cites (eval's parser and capture's ``citetrace.citations`` both skip it)."""
 
 _REF_DEF = re.compile(r"^\s{0,3}(?:[-*]\s+)?\[(\^?)([^\]\s]{1,32})\]:?\s+(.*)$")
 _NUMBERED = re.compile(r"^\s{0,3}(\d{1,4})[.)]\s+(.*)$")
 _NEXT_URL = re.compile(r"^\s{0,8}(?:[-*]\s+)?(?:url|link|source)\s*:\s*(.*)$", re.IGNORECASE)
+_REF_WORDS = (
+    "references|sources|bibliography|citations|works cited|notes|footnotes|further reading|reference list|"
+    "source list|quellen|quellenangaben|literatur|fuentes|referencias|bibliograf[ií]a|r[ée]f[ée]rences|"
+    "bibliographie|fonti|riferimenti|bibliografia|bronnen|referenties|refer[êe]ncias|fontes|k[äa]llor|"
+    "kilder|l[äa]hteet|[źz]r[óo]d[łl]a|bibliografie|參考文獻|参考文献|参考资料|参考資料|出典|来源|출처|참고 문헌"
+)
 _REF_HEADING = re.compile(
-    r"^\s{0,3}(#{1,6}\s*|\*\*)?\s*(references|sources|bibliography|citations|works cited|notes|footnotes)"
-    r"\s*:?\s*(\*\*)?\s*$",
+    rf"^\s{{0,3}}(#{{1,6}}\s*|\*\*)?\s*(?:{_REF_WORDS})"
+    r"(?:\s+(?:used|consulted|cited|and further reading|and notes|& further reading))?"
+    r"\s*[:：]?\s*(\*\*)?\s*[:：]?\s*$",
     re.IGNORECASE,
 )
+"""A references heading: the word agents write for their source list, in English or the report's language,
+alone or with "used" / "consulted" / "cited" / "and further reading" ("### Sources used"); a heading that only
+starts with such a word ("## Sources of growth") is a section of the report."""
 
 
 def fenced_lines(text: str) -> frozenset[int]:

@@ -182,3 +182,40 @@ def test_html_links_in_a_real_run(server: LocalServer) -> None:
     summary = store.get_run(run_id).summary  # type: ignore[union-attr]
     assert summary is not None and summary["citations"] == 1 and not summary["failed"]
     assert gate(ev, rules=(names.GATE_UNFETCHED, names.GATE_UNCITED_URL)).passed
+
+
+@pytest.mark.parametrize("heading", ["### Sources used", "## References and further reading", "**Sources consulted:**",
+                                     "## Works cited", "## Quellen", "## Fuentes", "## Références", "## Fonti",
+                                     "## Bronnen", "## Källor", "## Referências", "## 参考文献", "### Sources Cited"])
+def test_reference_headings_agents_write(heading: str) -> None:
+    """A numbered source list under the headings agents write (in the report's own language too) is the
+    reference list, for eval and capture alike; before, eval stopped with "marker but no reference list"."""
+    text = (f"Global solar capacity grew 24 % in 2024 [1]. Wind reached 1,021 GW [2].\n\n{heading}\n"
+            "1. [Solar Report](https://news.test/solar)\n2. Wind Statistics - https://www.stats.test/wind/\n")
+    report = parse_report(text)
+    assert report.references == {"1": "https://news.test/solar", "2": "https://www.stats.test/wind/"}
+    assert [c.url for s in report.sentences for c in s.citations] == list(report.references.values())
+    assert cited_urls(text) == list(report.references.values())
+
+
+@pytest.mark.parametrize("heading", ["## Sources of growth", "## Notes on method", "## Referenced projects"])
+def test_a_section_about_sources_is_body_text(heading: str) -> None:
+    """A heading that only starts with such a word is a section of the report: its list items are claims."""
+    text = f"Solar grew 24 % in 2024 (https://news.test/solar).\n\n{heading}\n1. Rooftop solar grew 30 % in 2024.\n"
+    assert [s.text for s in parse_report(text).sentences][-1] == "Rooftop solar grew 30 % in 2024."
+
+
+def test_inline_code_cites_nothing(server: LocalServer) -> None:
+    """A URL or a ``[1]`` inside backticks is code (an endpoint, an index), as in a fenced block: it neither
+    cites nor stops eval. Before, "`refs[1]`" made a report without a reference list unreadable, and an
+    endpoint named in code was a cited page the run never fetched, failing the run on ``uncited_url``."""
+    store = MemoryStore()
+    solar = f"{server.base}/solar"
+    answer = (f"Global solar capacity grew 24 % in 2024 ({solar}).\n\n"
+              "Query the API at `https://api.fabricated.example/v1/solar` and read `refs[1]` for the first row.\n")
+    run_id = _run(store, server, answer)
+    ev = evaluate_run(store, run_id, offline=True)
+    assert [(p.pair.url, p.label) for p in ev.pairs] == [(solar, "SUPPORTED"), (None, None)]
+    assert cited_urls(answer) == [solar]
+    summary = store.get_run(run_id).summary  # type: ignore[union-attr]
+    assert summary is not None and summary["citations"] == 1 and not summary["failed"]

@@ -4,7 +4,7 @@ Inline markers (``[3]``, ``[^3]``, storm's ``[2][5]``) resolve through the refer
 ``citetrace._reflist`` reads exactly as eval does (same-line and next-line ``URL:`` entries, numbered and APA
 lists under a heading), or through a run's URL map; markdown links (gpt-researcher's ``([Author, 2024](url))``
 included: their target, not a URL in their display text), HTML ``<a href>`` links (likewise) and bare URLs count where they appear; fenced code
-blocks cite nothing (as in eval's parser, so the summary's citations are the URLs eval pairs). A reference-list entry nobody points at still counts (it is
+blocks and inline code spans cite nothing (as in eval's parser, so the summary's citations are the URLs eval pairs). A reference-list entry nobody points at still counts (it is
 listed as a source), after the cited ones. The full claim/citation parser lives in ``citetrace.eval``; this
 one only needs URLs.
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
-from citetrace._reflist import fenced_lines, line_spans, references
+from citetrace._reflist import INLINE_CODE, fenced_lines, line_spans, references
 from citetrace._urlfind import HTML_LINK, MARKDOWN_LINK, URL_PATTERN
 from citetrace._urls import find_urls, url_key
 
@@ -31,6 +31,7 @@ def cited_urls(text: str, url_map: Mapping[str, str] | None = None) -> list[str]
     refs, skip = references(text, url_map)
     code = fenced_lines(text)
     body = "\n".join(text[s:e] for i, (s, e) in enumerate(line_spans(text)) if i not in skip and i not in code)
+    body = INLINE_CODE.sub(" ", body)  # inline code cites nothing either (an API endpoint, `refs[1]`)
     # a markdown link cites its target, never a URL in its display text (eval's parser reads it the same way)
     body = HTML_LINK.sub(lambda m: f" {m.group(2)} ", body)  # so does an HTML link, a "[5]" label included
     body = MARKDOWN_LINK.sub(lambda m: f" {m.group(2)} ", body)

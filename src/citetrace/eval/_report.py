@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from citetrace._reflist import fenced_lines
+from citetrace._reflist import INLINE_CODE, fenced_lines
 from citetrace._reflist import references as _references
 from citetrace._urlfind import AUTOLINK, HTML_LINK, MARKDOWN_LINK, url_spans
 from citetrace.claims import Anchor, clean_claim_text, split_claims
@@ -71,8 +71,8 @@ def _mask(chars: list[str], start: int, end: int) -> None:
 
 
 def _citations(text: str, refs: dict[str, str | None], skip: frozenset[int]) -> tuple[list[Citation], str]:
-    """Every citation in the body (reference lines and fenced code excluded) and the text with them blanked
-    out: a ``[1]`` in a code block is code, and it made a report without a reference list unreadable."""
+    """Every citation in the body (reference lines and code, fenced or inline, excluded) and the text with them
+    blanked out: a ``[1]`` in code is code, and it made a report without a reference list unreadable."""
     chars = list(text)
     found: list[Citation] = []
     taken = [False] * len(text)
@@ -80,6 +80,10 @@ def _citations(text: str, refs: dict[str, str | None], skip: frozenset[int]) -> 
     for idx in skip | fenced_lines(text):  # reference lines and code are not body text
         ls, le = lines[idx]
         for k in range(ls, le):
+            taken[k] = True
+
+    for m in INLINE_CODE.finditer(text):  # `https://api.example/v1`, `refs[1]`: code, not citations
+        for k in range(m.start(), m.end()):
             taken[k] = True
 
     def free(s: int, e: int) -> bool:
