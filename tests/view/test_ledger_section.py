@@ -56,3 +56,15 @@ def test_ledger_section_matches_the_ledger(ledger_page: tuple[Path, Ledger], ope
     assert len(points.split()) == len(ledger.iterations())
     assert str(ledger.stop_reason()) in page.content()
     assert loaded.console == []
+
+
+def test_a_claim_links_to_its_evidence(ledger_page: tuple[Path, Ledger], open_page: Any) -> None:
+    """A claim's evidence id is a link to that evidence row (Enter follows it), and the row is a deep-link target."""
+    path, ledger = ledger_page
+    evidence = ledger.evidence_records()[0]
+    page = open_page(path.as_uri()).page
+    link = page.locator(f"#ledger-claims a[href='#evidence-{evidence.id}']")
+    link.focus()
+    page.keyboard.press("Enter")
+    assert page.evaluate("location.hash") == f"#evidence-{evidence.id}"
+    assert page.locator(f"#evidence-{evidence.id}").get_attribute("data-evidence") == evidence.id

@@ -81,6 +81,8 @@ class CitationView:
     """The status of the last fetch of this URL, or None when it was never fetched."""
     http_status: int | None
     judged: tuple[JudgedPair, ...] = ()
+    fetch_seq: int | None = None
+    """The seq of the fetch call ``fetch_status`` is from (the page links the citation to it)."""
     read_with_search: bool = False
     """No fetch call read it, but its text came with a search result (Tavily ``raw_content``, Exa ``text``) and
     is stored: read, as the summary's ``pages_from_search`` counts it."""
@@ -238,7 +240,7 @@ def _citations(run: RunRecord, calls: Sequence[ToolCallRecord], judged: Mapping[
         ok_read = call is not None and call.status == names.STATUS_OK
         out.append(CitationView(url, key in returned, call.status if call else None,
                                 call.http_status if call else None, tuple(judged.get(key, ())),
-                                read_with_search=not ok_read and key in stored))
+                                fetch_seq=call.seq if call else None, read_with_search=not ok_read and key in stored))
     return out
 
 

@@ -8,6 +8,12 @@
     el.textContent = d.getFullYear() + "-" + pad(d.getMonth() + 1) + "-" + pad(d.getDate()) + " " +
       pad(d.getHours()) + ":" + pad(d.getMinutes()) + ":" + pad(d.getSeconds());
   });
+  function openTarget() {  // a deep link (#call-3) or an in-page link lands on a row: open it
+    var el = location.hash ? document.getElementById(decodeURIComponent(location.hash.slice(1))) : null;
+    if (el && el.tagName === "DETAILS") { el.open = true; el.querySelector("summary").focus(); }
+  }
+  openTarget();
+  window.addEventListener("hashchange", openTarget);
   var rows = Array.prototype.slice.call(document.querySelectorAll("[data-nav] > summary, [data-nav-row]"));
   document.addEventListener("keydown", function (ev) {
     var t = ev.target;
