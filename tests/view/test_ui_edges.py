@@ -132,3 +132,30 @@ def test_refused_requests_get_our_page_and_headers(tmp_path: Path, request_bytes
             assert b"Error response" not in body and len(body) < 400
     finally:
         store.close()
+
+
+@pytest.mark.parametrize("host, warned", [("127.0.0.1", False), ("0.0.0.0", True)])
+def test_a_bind_beyond_loopback_is_said_once(tmp_path: Path, host: str, warned: bool) -> None:
+    """`citetrace ui --host 0.0.0.0` serves, and says on stderr that other machines can read the runs without a
+    login; the default loopback bind says nothing."""
+    import subprocess
+    import sys
+
+    store = open_store(f"sqlite:///{tmp_path / 'store.db'}")
+    record_runs(store, 1)
+    store.close()
+    proc = subprocess.Popen([sys.executable, "-m", "citetrace", "ui", "--port", "0", "--host", host,
+                             "--store", f"sqlite:///{tmp_path / 'store.db'}"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().split(" at ", 1)[1].split(" ", 1)[0]
+        port = url.rsplit(":", 1)[1].rstrip("/")
+        assert _get(f"http://127.0.0.1:{port}/")[0] == 200
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=10)
+    warning = [line for line in err.splitlines() if "other machines" in line]
+    assert len(warning) == (1 if warned else 0), err
+    if warned:
+        assert warning[0].startswith("citetrace ui: warning: --host 0.0.0.0")

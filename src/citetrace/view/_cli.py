@@ -110,6 +110,9 @@ def _cmd_ui(args: argparse.Namespace) -> int:
     except OSError as exc:
         store.close()
         raise CommandError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from exc
+    if not _loopback(args.host):
+        print(f"citetrace ui: warning: --host {args.host} is reachable from other machines: anyone who can reach "
+              "it reads every run (questions, pages, answers) with no login", file=sys.stderr, flush=True)
     mode = f"review queue at {browser.url}review, labels to {args.labels_out}" if review else "read-only"
     with StopSignals("citetrace ui") as stop:
         browser.start()
@@ -120,6 +123,18 @@ def _cmd_ui(args: argparse.Namespace) -> int:
         cut = f"; {left} request(s) unfinished after {STOP_GRACE_S:g} s were dropped" if left else ""
         print(f"citetrace ui: stopped ({stop.name}){cut}", file=sys.stderr, flush=True)
     return 0
+
+
+def _loopback(host: str) -> bool:
+    """Whether ``host`` binds only this machine (127.0.0.0/8, ::1, localhost)."""
+    import ipaddress
+
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a name: it may resolve to any interface
 
 
 def _close_quietly(store: Store) -> None:
