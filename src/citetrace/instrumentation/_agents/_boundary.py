@@ -28,6 +28,11 @@ API for framework modules (each one is a few getters and a ``ROWS`` tuple)::
 - ``item_answer(item) -> (priority, text) | None``: for targets that return a generator or an async
   generator (or are one): read from each yielded item; the highest priority wins, the latest among equals
   (a LangGraph report key outranks the last AI message).
+- ``thread(instance, args, kwargs) -> (owner, thread id) | None``, ``paused(item) -> bool`` and
+  ``resumes(instance, args, kwargs) -> bool``: for frameworks whose invocation can stop for input and be
+  resumed by a later call (LangGraph's ``interrupt()`` with a checkpointer). A call on a thread that yields
+  an item ``paused`` recognises is parked open instead of ended (``_paused``); the next top-level call on
+  that thread continues the same run if it ``resumes``, else the parked run ends and a new one starts.
 - ``keyed``: ``"start"`` opens a run kept on the instance and leaves it open after the call (gpt-researcher's
   ``conduct_research``); ``"finish"`` continues that run, records the answer and ends it (``write_report``);
   a ``"finish"`` without a ``"start"`` is a run of its own. A kept run whose instance is garbage-collected
@@ -68,7 +73,7 @@ from opentelemetry import trace
 from citetrace import _telemetry
 from citetrace.capture import Run
 from citetrace.capture._internal import CURRENT_RUN, attach_run, detach_run, finish_run, run_context, start_run
-from citetrace.instrumentation._agents import _abandon
+from citetrace.instrumentation._agents import _abandon, _paused
 from citetrace.instrumentation._table_types import Switch, Wrap
 
 __all__ = ["Boundary", "Getter", "agent_row", "boundary_wrapper", "in_agent", "text_of"]
@@ -94,6 +99,9 @@ class Boundary:
     instance_answer: Callable[[Any, Any], str | None] | None = None
     default_agent: str = "agent"
     keyed: Literal["", "start", "finish"] = ""
+    thread: Callable[[Any, tuple[Any, ...], dict[str, Any]], "_paused.Thread | None"] | None = None
+    paused: Callable[[Any], bool] | None = None
+    resumes: Callable[[Any, tuple[Any, ...], dict[str, Any]], bool] | None = None
 
     def __post_init__(self) -> None:
         if not self.default_agent.strip():
@@ -150,7 +158,7 @@ class _Scope:
     """One top-level invocation: which run it uses, whether it owns it, and how it ends."""
 
     __slots__ = ("boundary", "instance", "run", "owned", "keep", "ctx", "ended", "started", "watched", "best",
-                 "__weakref__")
+                 "thread", "paused", "__weakref__")
 
     def __init__(self, boundary: Boundary, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         self.boundary = boundary
@@ -161,12 +169,16 @@ class _Scope:
         self.started = False  # the coroutine or generator we returned has begun to run
         self.watched = False
         self.best: _Best | None = None
+        self.thread: _paused.Thread | None = None
+        self.paused = False
         user_run = CURRENT_RUN.get()
         if user_run is not None:
             self.run, self.owned = user_run, False
             return
         self.owned = True
         kept = _kept_run(instance, pop=boundary.keyed == "finish") if boundary.keyed else None
+        if kept is None and boundary.thread is not None:
+            kept = self._resumed(boundary, instance, args, kwargs)
         if kept is not None:
             self.run = kept
         else:
@@ -175,6 +187,33 @@ class _Scope:
                                  _guard(boundary.agent, instance, args, kwargs) or boundary.default_agent,
                                  deferred=not trace.get_current_span().get_span_context().is_valid)
         self.keep = boundary.keyed == "start"
+
+    def _resumed(self, boundary: Boundary, instance: Any, args: tuple[Any, ...],
+                 kwargs: dict[str, Any]) -> Run | None:
+        """The run parked on this call's thread, if this call resumes it (a fresh start ends it)."""
+        thread = boundary.thread
+        try:
+            self.thread = thread(instance, args, kwargs) if thread is not None else None
+            parked = _paused.take(self.thread) if self.thread is not None else None
+            if parked is None:
+                return None
+            if boundary.resumes is not None and boundary.resumes(instance, args, kwargs):
+                return parked
+        except Exception as exc:  # noqa: BLE001
+            _telemetry.count_error("capture", exc)
+            return None
+        _paused.end(parked)
+        return None
+
+    def see(self, item: Any) -> None:
+        """One item of a stream: the best answer so far, and whether the invocation paused for input."""
+        if self.best is not None:
+            self.best.see(item)
+        if self.thread is not None and self.boundary.paused is not None and not self.paused:
+            try:
+                self.paused = bool(self.boundary.paused(item))
+            except Exception as exc:  # noqa: BLE001
+                _telemetry.count_error("capture", exc)
 
     def enter(self) -> tuple[Any, Any, Any]:
         in_token = _IN_AGENT.set(True)
@@ -201,6 +240,9 @@ class _Scope:
         if self.watched:
             _abandon.forget(self)
         run = self.run
+        if self.owned and exc is None and self.paused and self.thread is not None:
+            _paused.park(self.thread, run)  # resumed by a later call on the thread, or ended by _paused
+            return
         if exc is None and answer is not None and (self.owned or run.answer is None):
             if self.owned:
                 run.open_span(True)  # the call has returned: a foreign root that enclosed it is adopted
@@ -293,6 +335,7 @@ def boundary_wrapper(boundary: Boundary, switch: Switch) -> Callable[..., Any]:
         if not switch.active or _IN_AGENT.get() or not _telemetry.current().enabled:
             return wrapped(*args, **kwargs)
         _abandon.sweep()  # end runs whose caller left them unfinished past the TTL
+        _paused.sweep()
         try:
             scope = _Scope(boundary, instance, args, kwargs)
         except Exception as exc:  # noqa: BLE001
@@ -347,7 +390,7 @@ def _generator(scope: _Scope, gen: Generator[Any, Any, Any]) -> Generator[Any, A
                 return stop.value
             finally:
                 scope.exit(tokens)
-            best.see(item)
+            scope.see(item)
             try:
                 sent = yield item
             except GeneratorExit:
@@ -385,7 +428,7 @@ async def _async_generator(scope: _Scope, agen: AsyncGenerator[Any, Any]) -> Asy
                 return
             finally:
                 scope.exit(tokens)
-            best.see(item)
+            scope.see(item)
             try:
                 sent = yield item
             except GeneratorExit:

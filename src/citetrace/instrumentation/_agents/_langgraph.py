@@ -4,6 +4,10 @@
 ``langgraph.prebuilt.create_react_agent`` graphs (and gpt-researcher's ``multi_agents`` flow). A graph run
 from inside another graph's node joins the outer run. The answer: a report under a state key
 (``REPORT_KEYS``, read first, in any stream mode), else the text of the last AI message without tool calls.
+
+A graph with a checkpointer that stops at ``interrupt()`` and is resumed with ``Command(resume=...)`` (or
+``None``) on the same ``thread_id`` is one run over both calls (``_paused``): the pause is seen as an
+``__interrupt__`` item, which every stream mode but ``messages``/``custom`` alone yields, and ``invoke`` too.
 """
 
 from __future__ import annotations
@@ -101,12 +105,43 @@ def _question(instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> s
     return None
 
 
+def _thread(instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, str] | None:
+    """(checkpointer, thread id) when the graph can be resumed: a checkpointer and a ``thread_id``."""
+    saver = getattr(instance, "checkpointer", None)
+    if saver is None or isinstance(saver, bool):
+        return None
+    config = args[1] if len(args) > 1 else kwargs.get("config")
+    configurable = config.get("configurable") if isinstance(config, Mapping) else None
+    thread_id = configurable.get("thread_id") if isinstance(configurable, Mapping) else None
+    return None if thread_id is None else (saver, str(thread_id))
+
+
+def _paused(item: Any, depth: int = _DEPTH) -> bool:
+    """An ``__interrupt__`` chunk (values, updates, a ``(mode, chunk)`` tuple, a v2 part) with interrupts."""
+    if depth <= 0:
+        return False
+    if isinstance(item, tuple) and item:
+        return _paused(item[-1], depth - 1)
+    if not isinstance(item, Mapping):
+        return False
+    if item.get("__interrupt__"):
+        return True
+    return isinstance(item.get("type"), str) and _paused(item.get("data"), depth - 1)
+
+
+def _resumes(instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    """``Command(...)`` or ``None`` as the input continues the thread; any other input starts afresh."""
+    data = args[0] if args else kwargs.get("input")
+    return data is None or type(data).__name__ == "Command"
+
+
 def _agent(instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
     name = getattr(instance, "name", None)
     return name if isinstance(name, str) else None
 
 
-BOUNDARY = Boundary(agent=_agent, question=_question, item_answer=answer_in, default_agent="LangGraph")
+BOUNDARY = Boundary(agent=_agent, question=_question, item_answer=answer_in, default_agent="LangGraph",
+                    thread=_thread, paused=_paused, resumes=_resumes)
 
 ROWS = (
     agent_row(DIST, "langgraph.pregel.main", "Pregel.stream", BOUNDARY),
