@@ -10,7 +10,41 @@ from citetrace import names
 from citetrace.instrumentation import CiteTraceInstrumentor
 from citetrace.testing import Captured
 
-from ._smolscript import ANSWER, Scripted, lookup, lookup_agent as _agent
+from ._smolscript import ANSWER, Scripted, lookup, lookup_agent as _agent, tool_call
+
+FORCED = "Out of steps: solar grew, see [1](https://a.example/x)."
+
+
+def _looping_agent(**kwargs: object) -> ToolCallingAgent:
+    """Calls ``lookup`` on every step until ``max_steps`` (2); smolagents then asks the model for a final
+    answer from memory (``provide_final_answer``), which is ``FORCED``."""
+    from smolagents.models import ChatMessage
+
+    steps = [tool_call("lookup", topic="solar"), tool_call("lookup", topic="wind"),
+             ChatMessage(role="assistant", content=FORCED)]
+    return ToolCallingAgent(tools=[lookup], model=Scripted(steps), max_steps=2, verbosity_level=0, **kwargs)
+
+
+@pytest.mark.parametrize("how", ["run", "stream", "full_result"])
+def test_max_steps_reached_is_a_failed_run_with_the_forced_answer(instrumented: CiteTraceInstrumentor,
+                                                                  cap: Captured, how: str) -> None:
+    """smolagents does not raise at ``max_steps``: it records ``AgentMaxStepsError`` on the last step (its
+    ``RunResult.state`` is ``max_steps_error``) and returns an answer forced from memory. Found by an
+    outside-style check: the run was ``ok``, where the same stop is a failed run in the OpenAI Agents SDK
+    (``MaxTurnsExceeded``) and LlamaIndex (``max_iterations``). The caller gets the same value as before."""
+    agent = _looping_agent(return_full_result=how == "full_result")
+    if how == "stream":
+        items = list(agent.run("q", stream=True))
+        assert type(items[-1]).__name__ == "FinalAnswerStep" and items[-1].output == FORCED
+    else:
+        result = agent.run("q")
+        assert (result.output, result.state) == (FORCED, "max_steps_error") if how == "full_result" else (
+            result == FORCED)
+    (run,) = cap.store.runs()
+    assert (run.error_type, run.answer) == ("AgentMaxStepsError", FORCED)
+    (root,) = cap.run_spans()
+    assert (root.attributes or {})[names.ERROR_TYPE] == "AgentMaxStepsError"
+    assert list((root.attributes or {})[names.CITATIONS]) == ["https://a.example/x"]
 
 
 def test_stream_closed_undrained_ends_the_run(instrumented: CiteTraceInstrumentor, cap: Captured) -> None:

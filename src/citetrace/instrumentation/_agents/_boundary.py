@@ -33,6 +33,10 @@ API for framework modules (each one is a few getters and a ``ROWS`` tuple)::
   resumed by a later call (LangGraph's ``interrupt()`` with a checkpointer). A call on a thread that yields
   an item ``paused`` recognises is parked open instead of ended (``_paused``); the next top-level call on
   that thread continues the same run if it ``resumes``, else the parked run ends and a new one starts.
+- ``failed(instance) -> BaseException | None``: a call that returned (or a stream that ended) but failed by
+  the framework's own account, read after it (smolagents returns an answer forced from memory at
+  ``max_steps`` and keeps ``AgentMaxStepsError`` on its last step): the answer is recorded and the run ends
+  with that error, as a raised one would end it.
 - ``keyed``: ``"start"`` opens a run kept on the instance and leaves it open after the call (gpt-researcher's
   ``conduct_research``); ``"finish"`` continues that run, records the answer and ends it (``write_report``);
   a ``"finish"`` without a ``"start"`` is a run of its own. A kept run whose instance is garbage-collected
@@ -102,6 +106,7 @@ class Boundary:
     thread: Callable[[Any, tuple[Any, ...], dict[str, Any]], "_paused.Thread | None"] | None = None
     paused: Callable[[Any], bool] | None = None
     resumes: Callable[[Any, tuple[Any, ...], dict[str, Any]], bool] | None = None
+    failed: Callable[[Any], BaseException | None] | None = None
 
     def __post_init__(self) -> None:
         if not self.default_agent.strip():
@@ -258,7 +263,18 @@ class _Scope:
             return
         if self.keep:
             _kept_run(self.instance, pop=True)
-        finish_run(run, exc)
+        finish_run(run, exc if exc is not None else self._failed())
+
+    def _failed(self) -> BaseException | None:
+        read = self.boundary.failed
+        if read is None:
+            return None
+        try:
+            error = read(self.instance)
+        except Exception as err:  # noqa: BLE001
+            _telemetry.count_error("capture", err)
+            return None
+        return error if isinstance(error, BaseException) else None
 
     def handing_back(self, handle: Any) -> Any:
         """``handle`` (our coroutine or generator) goes to the caller, who ends the run by finishing it: bound
