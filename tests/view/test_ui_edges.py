@@ -67,6 +67,9 @@ def test_postgresql_server_stopped_then_back() -> None:
         ids = record_runs(store, 2)
         with RunBrowser(store) as ui:
             assert _get(ui.url + "runs/" + ids[0])[0] == 200
+            for ref in ("%00", "ab%00cd", "%0a"):  # PostgreSQL refuses NUL in text: a bad reference, not a store down
+                status, body = _get(ui.url + "runs/" + ref)
+                assert status == 404 and "no run" in body, (ref, status, body[:200])
             pg_ctl(server, "stop")
             down = True
             t0 = time.monotonic()

@@ -51,6 +51,9 @@ class ListPage:
 
 def find_run(store: Store, ref: str) -> RunRecord:
     """A run by id, unique id prefix or trace id; ``ViewError`` naming ``ref`` otherwise."""
+    if not ref.strip() or any(ord(c) < 32 or ord(c) == 127 for c in ref):
+        # no run id holds a control character, and PostgreSQL refuses NUL in a query: not found, not a store error
+        raise _no_run(store, ref)
     try:
         run = store.get_run(ref)
     except AmbiguousRunId as exc:
@@ -59,9 +62,13 @@ def find_run(store: Store, ref: str) -> RunRecord:
     if run is None and len(ref) == 32:
         run = next((r for r in store.runs(limit=LIST_LIMIT) if r.trace_id == ref.lower()), None)
     if run is None:
-        # the reference is echoed back: one pasted with credentials or a key must not be (a page, a terminal)
-        raise ViewError(f"no run {redact_report(ref)!r} in {store.uri} (see `citetrace runs`)")
+        raise _no_run(store, ref)
     return run
+
+
+def _no_run(store: Store, ref: str) -> ViewError:
+    # the reference is echoed back: one pasted with credentials or a key must not be (a page, a terminal)
+    return ViewError(f"no run {redact_report(ref)!r} in {store.uri} (see `citetrace runs`)")
 
 
 def offline_evaluation(store: Store, run: RunRecord) -> dict[str, Any] | None:
