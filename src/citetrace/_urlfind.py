@@ -20,10 +20,12 @@ URL_PATTERN = r"https?://[^\s<>\"'`\]\[]+"
 """A URL's longest possible extent (``url_spans`` then trims trailing punctuation); for combined tokenizers."""
 _URL = re.compile(URL_PATTERN, re.IGNORECASE)
 MARKDOWN_LINK = re.compile(
-    r"!?\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\(\s*<?(https?://[^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+    r"!?\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\(\s*<?(https?://(?:[^()\s<>]|\([^()\s<>]*\))+)>?(?:\s+\"[^\"]*\")?\s*\)")
 """A markdown link or image ``[title](url "optional title")``: group 1 the title, group 2 the URL. The title
 may hold one level of brackets, as markdown allows: ``[[2]](url)`` is a link titled ``[2]`` (it read as a
-bare marker ``[2]`` with no reference entry, and the report failed to parse)."""
+bare marker ``[2]`` with no reference entry, and the report failed to parse). The URL may hold balanced
+parentheses, as markdown allows too: ``[Wikipedia](https://en.wikipedia.org/wiki/Mercury_(planet))`` (it was
+cut at the first ``)``, so the page the run fetched was cited as a page it never fetched)."""
 AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
 """A markdown autolink ``<url>``: group 1 the URL."""
 HTML_LINK = re.compile(

@@ -219,3 +219,30 @@ def test_inline_code_cites_nothing(server: LocalServer) -> None:
     assert cited_urls(answer) == [solar]
     summary = store.get_run(run_id).summary  # type: ignore[union-attr]
     assert summary is not None and summary["citations"] == 1 and not summary["failed"]
+
+
+def test_a_markdown_link_to_a_url_with_parentheses() -> None:
+    """``[Wikipedia](https://en.wikipedia.org/wiki/Mercury_(planet))``: markdown allows balanced parentheses in
+    a link's destination, and Wikipedia's disambiguated titles have them. The URL was cut at the first ``)``
+    (``.../Mercury_(planet``), so the page the run fetched was "cited but never fetched" and the claim read
+    "Mercury is the smallest planet)."."""
+    with LocalServer() as srv:
+        path = "/wiki/Mercury_(planet)"
+        srv.routes[path] = (200, "Mercury is the smallest planet in the Solar System. " * 6, "text/plain")
+        srv.routes["/search"] = (200, f'{{"results": [{{"url": "{srv.base}{path}"}}]}}', "application/json")
+        store = MemoryStore()
+        page = f"{srv.base}{path}"
+        answer = (f"Mercury is the smallest planet in the Solar System ([Wikipedia]({page})).\n"
+                  f"Mercury is the smallest planet in the Solar System [Wikipedia]({page}).\n")
+        with summarized_run(store) as run:
+            web_search(f"{srv.base}/search")
+            read_page(page)
+            run.record_answer(answer)
+    ev = evaluate_run(store, run.id, offline=True)
+    assert [(p.pair.url, p.pair.claim, p.label) for p in ev.pairs] == [
+        (page, "Mercury is the smallest planet in the Solar System.", "SUPPORTED")] * 2
+    assert cited_urls(answer) == [page]
+    summary = store.get_run(run.id).summary  # type: ignore[union-attr]
+    assert summary is not None and summary["citations"] == 1 and not summary["failed"]
+    (claim,) = split_claims(f"Mercury is small [Wikipedia](https://en.wikipedia.org/wiki/Mercury_(planet)).")
+    assert (claim.text, claim.urls) == ("Mercury is small.", ("https://en.wikipedia.org/wiki/Mercury_(planet)",))
