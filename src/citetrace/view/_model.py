@@ -17,6 +17,7 @@ from citetrace.store import Document, RunRecord, Store, ToolCallRecord, searched
 from citetrace.summary import url_key
 
 __all__ = [
+    "DOC_CHARS",
     "CallView",
     "CitationView",
     "DocumentView",
@@ -31,6 +32,8 @@ __all__ = [
 _SERIAL_MIN = 3
 """Fewest back-to-back reads that count as a sequential stretch worth pointing at."""
 _SERIAL_SAVING_MS = 500.0
+DOC_CHARS = 20_000
+"""Characters of each stored document shown on the page (the rest is counted, not shown)."""
 _CONTEXT_CHARS = 600
 """Characters of a judged passage shown on each side of the judge's quote."""
 """...and only when running them concurrently would have saved at least this much time."""
@@ -104,6 +107,10 @@ class DocumentView:
 
     doc: Document
     cited: bool
+    shown: str = ""
+    """The first ``DOC_CHARS`` characters of the text, redacted (the page shows only these)."""
+    hidden: int = 0
+    """Characters of the text not shown."""
 
 
 @dataclass(frozen=True)
@@ -244,6 +251,27 @@ def _citations(run: RunRecord, calls: Sequence[ToolCallRecord], judged: Mapping[
     return out
 
 
+def _redacted_call(call: ToolCallRecord) -> ToolCallRecord:
+    """The call as shown: capture stores URLs and queries redacted, but a store an older version (or another
+    writer) filled may hold them raw, so the page redacts again (a no-op on redacted text). Matching is done
+    on the stored record, by ``url_key``, before this."""
+    return replace(call, url=redact_report(call.url) if call.url else call.url,
+                   url_final=redact_report(call.url_final) if call.url_final else call.url_final,
+                   urls_returned=tuple(redact_report(u) for u in call.urls_returned),
+                   query_text=redact_report(call.query_text) if call.query_text else call.query_text)
+
+
+def _shown_doc(doc: Document, cited: bool) -> DocumentView:
+    """The document as shown (see ``_redacted_call``): its URL redacted, and its first ``DOC_CHARS`` characters
+    with the URLs in them redacted. The head is taken to the next whitespace first, so a URL across the cut is
+    redacted whole, never shown in part; a 5 MB page costs the redaction of 20 KB."""
+    end = DOC_CHARS
+    while end < min(len(doc.text), DOC_CHARS + 4096) and not doc.text[end].isspace():
+        end += 1
+    shown = redact_report(doc.text[:end])[:DOC_CHARS]
+    return DocumentView(replace(doc, url=redact_report(doc.url)), cited, shown, max(0, len(doc.text) - DOC_CHARS))
+
+
 def build_run_view(store: Store, run: RunRecord, *, evaluation: Mapping[str, Any] | None = None,
                    ledger: Mapping[str, Any] | None = None) -> RunView:
     """Read one run's calls and documents from ``store`` and lay out its page."""
@@ -254,15 +282,16 @@ def build_run_view(store: Store, run: RunRecord, *, evaluation: Mapping[str, Any
     views, total = _waterfall(run, calls)
     stretches = _serial_stretches(calls)
     serial = {seq for s in stretches for seq in s.seqs}
-    views = [CallView(v.record, v.offset_ms, v.left_pct, v.width_pct, v.record.seq in serial) for v in views]
+    views = [CallView(_redacted_call(v.record), v.offset_ms, v.left_pct, v.width_pct, v.record.seq in serial)
+             for v in views]
     documents = store.documents(run.run_id)
     citations = _citations(run, calls, _judged(evaluation, store, run.run_id), documents)
     cited = {url_key(c.url) for c in citations}
-    docs = [DocumentView(d, url_key(d.url) in cited) for d in documents]
+    docs = [_shown_doc(d, url_key(d.url) in cited) for d in documents]
     not_cited: list[str] = []
     for c in calls:
         if c.kind == names.TOOL_KIND_FETCH and c.url and c.status == names.STATUS_OK and url_key(c.url) not in cited:
-            if c.url not in not_cited:
-                not_cited.append(c.url)
+            if redact_report(c.url) not in not_cited:
+                not_cited.append(redact_report(c.url))
     return RunView(run, tuple(views), tuple(citations), tuple(docs), tuple(not_cited), tuple(stretches), total,
                    evaluation, ledger, failure_reasons(run))

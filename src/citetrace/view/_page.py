@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from citetrace._extras import require
 from citetrace import names
-from citetrace.view._model import RunView
+from citetrace.view._model import DOC_CHARS, RunView
 
 if TYPE_CHECKING:
     from citetrace.view._runs import ListPage
@@ -29,8 +29,6 @@ if TYPE_CHECKING:
 __all__ = ["render_run_page", "render_run_list", "render_review_page", "render_message", "vital_signs_chart",
            "content_security_policy", "DOC_CHARS", "QUESTION_CHARS"]
 
-DOC_CHARS = 20_000
-"""Characters of each stored document shown on the page (the rest is counted, not shown)."""
 QUESTION_CHARS = 300
 """Characters of a question in the run list and the run page's heading (the page also has it whole, folded)."""
 
@@ -168,7 +166,7 @@ def render_run_page(view: RunView, *, back: str | None = None) -> str:
     if view.evaluation:
         from citetrace.eval import RATE_NAMES as rate_names
     return str(_env().get_template("run.html.j2").render(
-        v=view, figures=_FIGURES, rate_names=rate_names, statuses=names.TOOL_STATUSES, doc_chars=DOC_CHARS,
+        v=view, figures=_FIGURES, rate_names=rate_names, statuses=names.TOOL_STATUSES,
         question_chars=QUESTION_CHARS,
         chart=vital_signs_chart(iterations), back=back, **_common(form_self=False)))
 
