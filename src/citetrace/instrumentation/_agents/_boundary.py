@@ -27,7 +27,8 @@ API for framework modules (each one is a few getters and a ``ROWS`` tuple)::
   its output directory and returns None).
 - ``item_answer(item) -> (priority, text) | None``: for targets that return a generator or an async
   generator (or are one): read from each yielded item; the highest priority wins, the latest among equals
-  (a LangGraph report key outranks the last AI message).
+  (a LangGraph report key outranks the last AI message). A ``Piece`` is one part of a message streamed in
+  parts (LangGraph's ``messages`` mode): consecutive pieces with the same ``key`` are joined.
 - ``thread(instance, args, kwargs) -> (owner, thread id) | None``, ``paused(item) -> bool`` and
   ``resumes(instance, args, kwargs) -> bool``: for frameworks whose invocation can stop for input and be
   resumed by a later call (LangGraph's ``interrupt()`` with a checkpointer). A call on a thread that yields
@@ -80,12 +81,23 @@ from citetrace.capture._internal import CURRENT_RUN, attach_run, detach_run, fin
 from citetrace.instrumentation._agents import _abandon, _paused
 from citetrace.instrumentation._table_types import Switch, Wrap
 
-__all__ = ["Boundary", "Getter", "agent_row", "boundary_wrapper", "in_agent", "text_of"]
+__all__ = ["Boundary", "Getter", "Piece", "agent_row", "boundary_wrapper", "in_agent", "text_of"]
 
 Getter = Callable[[Any, tuple[Any, ...], dict[str, Any]], "str | None"]
 """``(instance, args, kwargs) -> str | None``; ``instance`` is None for plain functions."""
 
 _IN_AGENT: ContextVar[bool] = ContextVar("citetrace_in_agent", default=False)
+
+
+class Piece(str):
+    """Text that continues the previous answer text when it has the same ``key`` (a streamed message's id)."""
+
+    key: str
+
+    def __new__(cls, text: str, key: str) -> "Piece":
+        piece = super().__new__(cls, text)
+        piece.key = key
+        return piece
 
 
 def _none(_instance: Any, _args: tuple[Any, ...], _kwargs: dict[str, Any]) -> str | None:
@@ -325,12 +337,13 @@ def _guard_answer(read: Callable[[Any], str | None], value: Any) -> str | None:
 class _Best:
     """The best answer seen in a stream: highest priority, latest among equals."""
 
-    __slots__ = ("read", "priority", "text")
+    __slots__ = ("read", "priority", "text", "piece")
 
     def __init__(self, read: Callable[[Any], tuple[int, str] | None] | None) -> None:
         self.read = read
         self.priority = -1
         self.text: str | None = None
+        self.piece: str | None = None  # the key of the message the text was streamed from, in pieces
 
     def see(self, item: Any) -> None:
         if self.read is None:
@@ -340,8 +353,15 @@ class _Best:
         except Exception as exc:  # noqa: BLE001
             _telemetry.count_error("capture", exc)
             return
-        if found is not None and found[0] >= self.priority and isinstance(found[1], str):
-            self.priority, self.text = found
+        if found is None or found[0] < self.priority or not isinstance(found[1], str):
+            return
+        priority, text = found
+        key = text.key if isinstance(text, Piece) else None
+        if key is not None and key == self.piece and priority == self.priority and self.text is not None:
+            self.text += str(text)
+        else:
+            self.priority, self.text = priority, str(text)
+        self.piece = key
 
 
 def boundary_wrapper(boundary: Boundary, switch: Switch) -> Callable[..., Any]:

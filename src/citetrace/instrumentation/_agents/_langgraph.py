@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from citetrace.instrumentation._agents._boundary import Boundary, agent_row
+from citetrace.instrumentation._agents._boundary import Boundary, Piece, agent_row
 
 __all__ = ["ROWS", "BOUNDARY", "REPORT_KEYS", "answer_in"]
 
@@ -47,6 +47,8 @@ def answer_in(item: Any, depth: int = _DEPTH) -> tuple[int, str] | None:
     (``{node: update}``), a v2 stream part, or a ``(namespace, mode, chunk)`` tuple."""
     if depth <= 0:
         return None
+    if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], Mapping) and "langgraph_node" in item[1]:
+        return _streamed(item[0])
     if isinstance(item, tuple) and item:
         return answer_in(item[-1], depth)
     value = getattr(item, "value", None)
@@ -75,6 +77,23 @@ def answer_in(item: Any, depth: int = _DEPTH) -> tuple[int, str] | None:
             if found is not None and (best is None or found[0] >= best[0]):
                 best = found
     return best
+
+
+def _streamed(message: Any) -> tuple[int, str] | None:
+    """A ``messages``-mode item's message (``(message, metadata)``): an AI message or chunk without tool calls
+    is (a piece of) the answer, joined with the other pieces of the same message id."""
+    if getattr(message, "tool_call_chunks", None) or getattr(message, "tool_calls", None):
+        return None
+    if getattr(message, "type", None) not in ("ai", "AIMessageChunk"):
+        return None
+    content = getattr(message, "content", None)
+    if isinstance(content, list):  # content blocks: keep the text ones
+        content = "".join(b if isinstance(b, str) else b.get("text", "") for b in content
+                          if isinstance(b, str) or (isinstance(b, Mapping) and b.get("type") == "text"))
+    if not isinstance(content, str) or not content:
+        return None
+    key = getattr(message, "id", None)
+    return 1, Piece(content, key) if isinstance(key, str) and key else content
 
 
 def _message_text_role(message: Any) -> Any:
