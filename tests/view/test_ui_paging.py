@@ -88,3 +88,20 @@ def test_an_ambiguous_prefix_is_a_404_naming_the_count(ui: RunBrowser) -> None:
         urllib.request.urlopen(ui.url + "runs/" + first[:4], timeout=30)
     assert missing.value.code == 404
     assert f"matches {RUNS} runs" in missing.value.read().decode("utf-8")
+
+
+def test_search_finds_a_run_older_than_the_list_reads(ui: RunBrowser, open_page: Any,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The list reads only the newest LIST_LIMIT runs; a search for an older run's id (or a unique prefix of it)
+    still lists it, as /runs/<id> opens it (it said "No run matches")."""
+    import citetrace.view._runs as runs
+
+    oldest = _shown(open_page(ui.url + "?page=3").page)[-1]
+    monkeypatch.setattr(runs, "LIST_LIMIT", 50)
+    assert oldest not in _shown(open_page(ui.url).page)
+    page = open_page(ui.url).page
+    page.keyboard.press("/")
+    page.keyboard.type(oldest[:-2])
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    assert _shown(page) == [oldest]

@@ -122,11 +122,19 @@ def list_rows(store: Store, filters: Mapping[str, str]) -> tuple[list[dict[str, 
     choices = {"outcome": sorted({r["outcome"] for r in rows}), "agent": sorted({r["agent"] for r in rows}),
                "reason": sorted({x for r in rows for x in r["reasons"]})}
     q = filters.get("q", "").strip().lower()
+
+    def kept(r: Mapping[str, Any]) -> bool:
+        return (filters.get("outcome", "") in ("", r["outcome"]) and filters.get("agent", "") in ("", r["agent"])
+                and (not filters.get("reason") or filters["reason"] in r["reasons"]))
+
     out = [r for r in rows
-           if (not q or r["run_id"].lower().startswith(q) or r["trace_id"].lower().startswith(q))
-           and filters.get("outcome", "") in ("", r["outcome"])
-           and filters.get("agent", "") in ("", r["agent"])
-           and (not filters.get("reason") or filters["reason"] in r["reasons"])]
+           if (not q or r["run_id"].lower().startswith(q) or r["trace_id"].lower().startswith(q)) and kept(r)]
+    if q and not out:  # older than the newest LIST_LIMIT: found the way /runs/<q> finds it (id, unique prefix, trace id)
+        try:
+            older = _row(find_run(store, q))
+        except ViewError:
+            older = None
+        out = [older] if older is not None and kept(older) else []
     return out, choices, len(rows)
 
 
