@@ -275,7 +275,8 @@ var summaryKeys = func() []string {
 func writeSummary(m pcommon.Map, s *Summary) {
 	m.EnsureCapacity(m.Len() + len(names.SummaryFields) + 3)
 	ints := [...]int{s.Searches, s.Reads, s.RepeatQueries, s.EmptySearches, s.FailedReads, s.RateLimited,
-		s.DistinctURLsSeen, s.Citations, s.UncitedFromRetrieval, s.CitedNotFetched, s.PagesFromSearch}
+		s.DistinctURLsSeen, s.Citations, s.UncitedFromRetrieval, s.CitedNotFetched, s.PagesFromSearch,
+		s.UnreportedSearches}
 	for i, field := range names.SummaryFields {
 		key := summaryKeys[i]
 		switch field {

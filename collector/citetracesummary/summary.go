@@ -40,6 +40,7 @@ type Summary struct {
 	UncitedFromRetrieval int
 	CitedNotFetched      int
 	PagesFromSearch      int
+	UnreportedSearches   int
 	SlowestMs            float64
 	TotalMs              float64
 	FailureReasons       []string
@@ -97,7 +98,7 @@ type accumulator struct {
 	attempts   []searchAttempt
 	unordered  bool
 	redirects  keyList // (url.full key, final URL key) of each redirected fetch, flattened
-	unreported bool
+	unreported int     // provider-side searches whose sources nobody reported (RunAccumulator.unreported)
 }
 
 // accumulators are reused with their lists' capacity once a run is finished: without it every run allocated an
@@ -273,7 +274,7 @@ func (acc *accumulator) add(s *spanView) {
 		}
 		if a.hasSourcesReported || a.hasContentReturned {
 			if a.hasSourcesReported && !a.sourcesReported {
-				acc.unreported = true
+				acc.unreported++
 			}
 			if a.hasContentReturned && a.contentReturned && a.hasURLsReturned {
 				for i := range a.urlsReturned.len() {
@@ -396,7 +397,7 @@ func (acc *accumulator) finish(traceID [16]byte, root *rootView, th *Thresholds,
 		repeatQueries = acc.repeatsInEndOrder()
 	}
 	uncited, unfetched := []string{}, []string{}
-	if !acc.unreported {
+	if acc.unreported == 0 {
 		for _, c := range cited {
 			if !resultKeys.has(c.key) && !acc.redirectOfResult(&resultKeys, c.key) {
 				uncited = append(uncited, c.url)
@@ -460,8 +461,8 @@ func (acc *accumulator) finish(traceID [16]byte, root *rootView, th *Thresholds,
 		Searches: acc.searches, Reads: acc.reads, RepeatQueries: repeatQueries, EmptySearches: acc.emptySearches,
 		FailedReads: acc.failedReads, RateLimited: acc.rateLimited, DistinctURLsSeen: resultKeys.len(),
 		Citations: len(cited), UncitedFromRetrieval: len(uncited), CitedNotFetched: len(unfetched),
-		PagesFromSearch: pages.len(),
-		SlowestMs:       float64(acc.slowestNs) / 1e6, TotalMs: float64(totalNs) / 1e6,
+		PagesFromSearch: pages.len(), UnreportedSearches: acc.unreported,
+		SlowestMs: float64(acc.slowestNs) / 1e6, TotalMs: float64(totalNs) / 1e6,
 		FailureReasons: reasons, Failed: failed, Keep: keep, UncitedURLs: uncited, UnfetchedURLs: unfetched,
 	}
 }

@@ -95,7 +95,8 @@ func summaryDict(s Summary) map[string]any {
 		"rate_limited": float64(s.RateLimited), "distinct_urls_seen": float64(s.DistinctURLsSeen),
 		"citations": float64(s.Citations), "uncited_from_retrieval": float64(s.UncitedFromRetrieval),
 		"cited_not_fetched": float64(s.CitedNotFetched), "pages_from_search": float64(s.PagesFromSearch),
-		"slowest_ms": s.SlowestMs, "total_ms": s.TotalMs,
+		"unreported_searches": float64(s.UnreportedSearches),
+		"slowest_ms":          s.SlowestMs, "total_ms": s.TotalMs,
 		"failure_reasons": strs(s.FailureReasons), "failed": s.Failed, "keep": s.Keep,
 		"uncited_urls": strs(s.UncitedURLs), "unfetched_urls": strs(s.UnfetchedURLs),
 	}

@@ -199,11 +199,14 @@ SUMMARY_FIELDS: Final = (
     "uncited_from_retrieval",
     "cited_not_fetched",
     "pages_from_search",
+    "unreported_searches",
     "slowest_ms",
     "total_ms",
 )
 """Numeric summary fields, each written as ``citetrace.summary.<field>``. ``pages_from_search`` counts the
-distinct pages whose text arrived with a search result (``citetrace.pages_returned``), which count as read."""
+distinct pages whose text arrived with a search result (``citetrace.pages_returned``), which count as read.
+``unreported_searches`` counts provider-side searches whose sources the provider did not report
+(``citetrace.search.sources_reported=false``): with any, the citations cannot be checked against the searches."""
 SUMMARY_FAILURE_REASONS: Final = "citetrace.summary.failure_reasons"
 """Root span: string array of the failure reasons that apply."""
 SUMMARY_KEEP: Final = "citetrace.summary.keep"

@@ -340,12 +340,14 @@ def held_bytes() -> list[dict[str, Any]]:
     return [{"at": 0.1 * i, "request": request(t)} for i, t in enumerate(traces)]
 
 
-@case("Provider-side search: unreported sources make citations uncheckable; returned content counts as read; "
+@case("Provider-side search: unreported sources make citations uncheckable (unreported_searches counts each "
+      "such search); returned content counts as read; "
       "page texts that came with results count once per URL key (pages_from_search); the URLs of a fetch of several "
       "URLs in one call count as fetched but not as pages from search.")
 def provider_search() -> list[dict[str, Any]]:
     t1, t2 = Trace(22), Trace(23)
     t1.search("provider", [], status=names.STATUS_OK, attrs={names.SEARCH_SOURCES_REPORTED: False})
+    t1.search("provider again", [], status=names.STATUS_OK, attrs={names.SEARCH_SOURCES_REPORTED: False})
     t1.root(["https://anything.example/x"])
     t2.search("with content", [A, B], attrs={names.SEARCH_CONTENT_RETURNED: True, names.SEARCH_SOURCES_REPORTED: True})
     t2.search("pages", [C], attrs={names.PAGES_RETURNED: [C]})

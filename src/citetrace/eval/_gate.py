@@ -158,11 +158,25 @@ def _searched(ev: RunEvaluation) -> set[str]:
     return {redact_url(p.pair.url) for p in ev.pairs if p.pair.url and p.returned_by_search}
 
 
-def _unread_message(run_id: str, url: str, outcome: str | None, searched: bool = False) -> str:
+def _unreported_searches(ev: RunEvaluation) -> int:
+    """How many of the run's provider-side searches did not report their sources (the summary's count; 0
+    without a summary or from a summary written before the field existed)."""
+    count = (ev.run_summary or {}).get("unreported_searches")
+    return count if isinstance(count, int) and not isinstance(count, bool) and count > 0 else 0
+
+
+def _unread_message(run_id: str, url: str, outcome: str | None, searched: bool = False, unreported: int = 0) -> str:
     """What happened to a cited URL the run has no usable text of: never fetched, a failed read, or a read
     with nothing stored (a PDF the model fetched server-side). The run summary counts the last two as fetched,
     so "never fetched" would contradict it. A search result cited unread is said so: a provider's server-side
-    search may have read it, but it gave citetrace no text to check the claim against."""
+    search may have read it, but it gave citetrace no text to check the claim against. So is a URL cited
+    in a run whose provider-side search did not say what it returned: "never fetched" would overstate, as the
+    model may have read it there; what is sure is that no text of it was stored."""
+    if outcome is None and not searched and unreported:
+        searches = "search" if unreported == 1 else f"searches ({unreported})"
+        return (f"cited in run {run_id}, whose provider-side {searches} did not report its sources, so whether "
+                f"the model read it server-side is unknown and no text of it was stored to check (OpenAI: "
+                f"include=[\"web_search_call.action.sources\"] reports them): {url}")
     if outcome is None and searched:
         return (f"cited and returned by a search in run {run_id}, but never fetched, so no text of it was stored "
                 f"to check (a provider's server-side search gives none): {url}")
@@ -182,10 +196,10 @@ def gate(ev: RunEvaluation, baseline: dict[str, Any] | None = None,
     result = GateResult()
     active = names.GATE_DEFAULT_RULES if rules is None else tuple(rules)
     if names.GATE_UNFETCHED in active:
-        outcomes, searched = _read_outcomes(ev), _searched(ev)
+        outcomes, searched, unreported = _read_outcomes(ev), _searched(ev), _unreported_searches(ev)
         for url in ev.unfetched_urls:
             result.failures.append((names.GATE_UNFETCHED, _unread_message(ev.run_id, url, outcomes.get(url),
-                                                                          url in searched)))
+                                                                          url in searched, unreported)))
     if names.GATE_UNCITED_URL in active:
         named = set(ev.unfetched_urls) if names.GATE_UNFETCHED in active else set()
         for url in (u for u in _uncited_urls(ev) if u not in named):  # one failure per URL

@@ -104,6 +104,11 @@ class TraceSummary:
     cited_not_fetched: int = 0
     pages_from_search: int = 0
     """Distinct pages whose text came with a search result (Tavily raw_content, Exa text...): read, not fetched."""
+    unreported_searches: int = 0
+    """Provider-side searches whose sources the provider did not report (OpenAI without
+    ``include=["web_search_call.action.sources"]``, search-model chat completions): with any, the run's citations
+    are not checked against its searches and reads (``uncited_urls``/``unfetched_urls`` stay empty), and the
+    gate says why a cited URL has no text."""
     slowest_ms: float = 0.0
     total_ms: float = 0.0
     failure_reasons: tuple[str, ...] = ()

@@ -50,7 +50,7 @@ class RunAccumulator:
     __slots__ = (
         "searches", "reads", "repeat_queries", "empty_searches", "failed_reads", "rate_limited",
         "slowest_ns", "first_start", "last_end", "agent", "run_id", "_queries", "_results", "_fetched",
-        "_unreported", "_pages", "_failed_queries", "_redirects", "_attempts", "_unordered",
+        "unreported", "_pages", "_failed_queries", "_redirects", "_attempts", "_unordered",
     )
 
     def __init__(self) -> None:
@@ -76,7 +76,7 @@ class RunAccumulator:
         self._results: set[str] = set()  # raw strings; keyed once, at finish
         self._fetched: set[str] = set()
         self._pages: set[str] = set()  # the page texts that came with search results (also in _fetched)
-        self._unreported = False  # a provider-side search whose results nobody reported: citations uncheckable
+        self.unreported = 0  # provider-side searches whose results nobody reported: citations uncheckable
 
     def extent(self, start_ns: int, end_ns: int) -> None:
         """Widen the run's time extent (used for ``total_ms`` when there is no root)."""
@@ -179,7 +179,7 @@ class RunAccumulator:
     def _provider_search(self, attributes: Mapping[str, Any], urls: Any) -> None:
         """A provider-side search: results that carried page content count as read; unreported ones as unknown."""
         if attributes.get(names.SEARCH_SOURCES_REPORTED) is False:
-            self._unreported = True
+            self.unreported += 1
         if attributes.get(names.SEARCH_CONTENT_RETURNED) is True and urls is not None:
             self._fetched.update(_strings(urls))
 
@@ -203,7 +203,7 @@ class RunAccumulator:
         fetched_keys = url_keys(self._fetched)
         # a redirect target of a URL a search returned stands for that result (not one more URL seen)
         retrieved = result_keys | {url_key(final) for url, final in self._redirects if url_key(url) in result_keys}
-        if self._unreported:  # the provider never said what its search returned: nothing to check against
+        if self.unreported:  # the provider never said what its search returned: nothing to check against
             uncited: tuple[str, ...] = ()
             unfetched: tuple[str, ...] = ()
         else:
@@ -250,6 +250,7 @@ class RunAccumulator:
             uncited_from_retrieval=len(uncited),
             cited_not_fetched=len(unfetched),
             pages_from_search=len(url_keys(self._pages)),
+            unreported_searches=self.unreported,
             slowest_ms=self.slowest_ns / 1e6,
             total_ms=total_ns / 1e6,
             failure_reasons=tuple(reasons),

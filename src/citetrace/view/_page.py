@@ -44,6 +44,7 @@ _FIGURES = (
     ("uncited_from_retrieval", "cited, not from a search", True),
     ("cited_not_fetched", "cited, never fetched", True),
     ("pages_from_search", "pages read from search results", False),
+    ("unreported_searches", "searches whose sources the provider did not report", True),
 )
 _CSS_CLASS = re.compile(r"[^a-z_]")
 _BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")

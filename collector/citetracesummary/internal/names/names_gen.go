@@ -254,7 +254,7 @@ var (
 	ToolStatuses = []string{"ok", "empty", "error", "rate_limited"}
 
 	// SummaryFields: Numeric summary fields, each written as ``citetrace.summary.<field>``. ``pages_from_search`` counts the
-	SummaryFields = []string{"searches", "reads", "repeat_queries", "empty_searches", "failed_reads", "rate_limited", "distinct_urls_seen", "citations", "uncited_from_retrieval", "cited_not_fetched", "pages_from_search", "slowest_ms", "total_ms"}
+	SummaryFields = []string{"searches", "reads", "repeat_queries", "empty_searches", "failed_reads", "rate_limited", "distinct_urls_seen", "citations", "uncited_from_retrieval", "cited_not_fetched", "pages_from_search", "unreported_searches", "slowest_ms", "total_ms"}
 
 	// FailureReasons: Closed set of failure reasons.
 	FailureReasons = []string{"uncited_url", "cited_not_fetched", "empty_search", "failed_reads", "too_many_searches", "rate_limited", "agent_error"}
