@@ -251,7 +251,8 @@ func (a *assembler) addSpan(sp *inSpan, now float64, res *added) {
 				d = 0
 			}
 			res.tools = append(res.tools, toolCall{agent: agent, tool: at.toolName, kind: at.kind,
-				status: toolStatus(at, sp.view.statusError), seconds: float64(d) / 1e9, traceID: sp.traceID})
+				status: toolStatus(at, sp.view.statusError), seconds: float64(d) / 1e9, traceID: sp.traceID,
+				unreadable: at.unreadable})
 		} else {
 			res.held = append(res.held, a.takeRoot(state, sp, now))
 			if at.ledger.hasStopReason {

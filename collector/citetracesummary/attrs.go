@@ -21,6 +21,7 @@ const (
 type attrs struct {
 	kind, status, operation, agent, toolName, runID, queryHash, queryText, urlFull string
 	urlFinal                                                                       string // a redirect's final URL
+	unreadable                                                                     string // why a fetch's content gave no text
 	hasRunID, hasQueryText, hasURLFull, hasURLsReturned, hasPages, hasErrorType    bool
 	hasURLFinal                                                                    bool
 	hasSourcesReported, sourcesReported, hasContentReturned, contentReturned       bool
@@ -102,6 +103,7 @@ var setters = map[string]func(a *attrs, v pcommon.Value){
 	names.SearchSourcesReported: func(a *attrs, v pcommon.Value) {
 		a.sourcesReported, a.hasSourcesReported = v.Bool(), true
 	},
+	names.ContentUnreadable: func(a *attrs, v pcommon.Value) { a.unreadable = v.Str() },
 	names.SearchContentReturned: func(a *attrs, v pcommon.Value) {
 		a.contentReturned, a.hasContentReturned = v.Bool(), true
 	},

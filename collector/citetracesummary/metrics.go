@@ -3,6 +3,7 @@
 package citetracesummary
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -105,6 +106,7 @@ type summaryMetrics struct {
 	start                  pcommon.Timestamp
 	runs, failures, tools  *counter
 	uncited, unfetched     *counter
+	unreadable             *counter
 	evicted, dropped       *counter
 	spanErrors             *counter
 	toolSeconds            *histogram
@@ -128,6 +130,8 @@ func newSummaryMetrics(maxToolNames int, start time.Time) *summaryMetrics {
 		toolSeconds: newHistogram(names.MetricToolCallDurationSeconds, "Tool-call latency (trace-id exemplars).", names.ToolSecondsBuckets, agent, tool, kind),
 		uncited:     newCounter(names.MetricUncitedCitationsTotal, "Cited URLs that no search returned.", agent),
 		unfetched:   newCounter(names.MetricUnfetchedCitationsTotal, "Cited URLs the run never fetched.", agent),
+		unreadable: newCounter(names.MetricUnreadableReadsTotal,
+			"Fetches whose content gave no text, by why (a PDF without text, a consent wall...).", agent, names.LabelReason),
 		evicted:     newCounter(names.MetricTracesEvictedTotal, "Trace states evicted before their root ended.", names.LabelEvictReason),
 		dropped:     newCounter(names.MetricSpansDroppedTotal, "Spans dropped by a bound.", names.LabelDropReason),
 		spanErrors:  newCounter(names.MetricSpanProcessingErrorsTotal, "Internal errors while processing spans (caught)."),
@@ -173,6 +177,7 @@ type toolCall struct {
 	agent, tool, kind, status string
 	seconds                   float64
 	traceID                   [16]byte
+	unreadable                string // citetrace.content.unreadable, counted for a fetch with a reason of the closed set
 }
 
 // observeTools is observe_tool for each call, in order. A run's calls of one tool come together: for each stretch
@@ -197,6 +202,9 @@ func (m *summaryMetrics) observeTools(calls []toolCall, at time.Time) {
 		}
 		pending++
 		m.toolSeconds.record(series, c.seconds, &c.traceID, at)
+		if c.unreadable != "" && c.kind == names.ToolKindFetch && slices.Contains(names.UnreadableReasons, c.unreadable) {
+			m.unreadable.inc(m.agentLabel(c.agent)+labelSep+c.unreadable, 1) // SummaryMetrics.observe_unreadable
+		}
 	}
 	if pending > 0 {
 		m.tools.inc(key[0], float64(pending))
@@ -331,12 +339,17 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
+// counters are every summary counter, in exposition order (the ledger's are its own).
+func (m *summaryMetrics) counters() []*counter {
+	return []*counter{m.runs, m.failures, m.tools, m.uncited, m.unfetched, m.unreadable, m.evicted, m.dropped, m.spanErrors}
+}
+
 // appendTo writes every series, cumulative, stamped now, into sm.
 func (m *summaryMetrics) appendTo(sm pmetric.ScopeMetrics, now time.Time) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	ts := pcommon.NewTimestampFromTime(now)
-	for _, c := range []*counter{m.runs, m.failures, m.tools, m.uncited, m.unfetched, m.evicted, m.dropped, m.spanErrors} {
+	for _, c := range m.counters() {
 		appendCounter(sm, c, m.start, ts)
 	}
 	hists := []*histogram{m.toolSeconds}

@@ -140,8 +140,7 @@ func labelMap(names []string, key string) map[string]string {
 // exposition renders the connector's series the way the Python registry exposes them.
 func exposition(m *summaryMetrics) map[string]float64 {
 	out := map[string]float64{}
-	counters := []*counter{m.runs, m.failures, m.tools, m.uncited, m.unfetched, m.evicted, m.dropped, m.spanErrors}
-	for _, c := range append(counters, m.ledger.counters()...) {
+	for _, c := range append(m.counters(), m.ledger.counters()...) {
 		for k, v := range c.values {
 			out[sampleKey(c.name, labelMap(c.labels, k))] = v
 		}

@@ -289,6 +289,8 @@ METRIC_UNCITED_CITATIONS_TOTAL: Final = "citetrace_uncited_citations_total"
 """Counter {agent}: cited URLs that no search returned."""
 METRIC_UNFETCHED_CITATIONS_TOTAL: Final = "citetrace_unfetched_citations_total"
 """Counter {agent}: cited URLs the run never fetched."""
+METRIC_UNREADABLE_READS_TOTAL: Final = "citetrace_unreadable_reads_total"
+"""Counter {agent, reason}: fetches whose content gave no text, by ``UNREADABLE_REASONS`` (also empty reads)."""
 
 # Self-metrics.
 METRIC_TRACES_IN_FLIGHT: Final = "citetrace_traces_in_flight"

@@ -189,3 +189,36 @@ def test_labels_stay_in_closed_sets_under_hostile_input() -> None:
     assert {s.labels["kind"] for s in calls} <= set(names.TOOL_KINDS)
     assert {s.labels["status"] for s in calls} <= set(names.TOOL_STATUSES)
     assert sum(s.value for s in calls) == 5001
+
+
+def test_unreadable_reads_are_counted_by_reason(served: tuple[Rig, int]) -> None:
+    """Fetches that gave no text say why in /metrics: a consent wall (the IAB-style banner) and a scanned PDF
+    (no text layer) each under their reason, through the real capture rules; an ordinary page and a failed
+    fetch count nothing there."""
+    from _pdfbytes import make_pdf
+
+    wall = ("<html><body><div class='cmp'><p>We value your privacy. We and our 842 partners store and/or access "
+            "information on a device, such as cookies, and process personal data, such as unique identifiers, "
+            "for personalised advertising and content, advertising and content measurement, audience research "
+            "and services development. You can accept or manage your choices by clicking below, including your "
+            "right to object where legitimate interest is used.</p><button>Accept all</button>"
+            "<button>Manage preferences</button></div></body></html>")
+    pages = {"https://news.example/wall": wall, "https://docs.example/scan.pdf": make_pdf([None]),
+             "https://docs.example/page": "An ordinary page with enough text to be a read. " * 10}
+
+    @traced_tool(kind="fetch")
+    def read(url: str) -> str | bytes:
+        return pages[url]
+
+    rig, port = served
+    with research_run("q", agent="scout"):
+        for url in pages:
+            read(url)
+        try:
+            fetch("https://wind.example/")
+        except ConnectionError:
+            pass
+    got = samples(scrape(port))
+    unreadable = {labels: value for (name, labels), value in got.items() if name == "citetrace_unreadable_reads_total"}
+    assert unreadable == {(("agent", "scout"), ("reason", names.CONSENT_WALL)): 1.0,
+                          (("agent", "scout"), ("reason", names.PDF_NO_TEXT)): 1.0}

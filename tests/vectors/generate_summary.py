@@ -469,6 +469,19 @@ def ledger_iterations() -> list[dict[str, Any]]:
     return [{"at": 0.0, "request": request(t)}, {"at": 0.1, "request": request(t, spans=iterations[:1])}]
 
 
+@case("Fetches whose content gave no text count under their reason (citetrace_unreadable_reads_total); a value "
+      "outside the closed set, and the attribute on a search, count nothing.")
+def unreadable_reads() -> list[dict[str, Any]]:
+    t = Trace(51)
+    t.search("reports", [A, B, C])
+    for url, reason in ((A, names.PDF_NO_TEXT), (B, names.CONSENT_WALL), (C, names.CONSENT_WALL),
+                        (A + "?v=2", "not-a-reason")):
+        t.fetch(url, status=names.STATUS_EMPTY, attrs={names.CONTENT_UNREADABLE: reason})
+    t.search("more", [A], attrs={names.CONTENT_UNREADABLE: names.PDF_DAMAGED})
+    t.root([A])
+    return one(t)
+
+
 def build(name: str) -> dict[str, Any]:
     """One case with its expected results."""
     data = CASES[name]()

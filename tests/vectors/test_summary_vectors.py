@@ -23,7 +23,7 @@ REQUIRED = {
     "agent_error", "multiple_roots", "foreign_root", "wrong_attribute_types", "huge_url_lists", "spans_per_trace",
     "sampling_decision", "batches_duplicates_late", "capacity_eviction", "held_bytes", "provider_search",
     "label_caps", "edge_spans", "nested_runs", "ledger_iterations", "retried_queries",
-    "redirected_fetch", "split_runs", "out_of_order",
+    "redirected_fetch", "split_runs", "out_of_order", "unreadable_reads",
 }
 
 

@@ -31,6 +31,7 @@ RUN_SECONDS_BUCKETS = (0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 3
 
 _KINDS = frozenset(names.TOOL_KINDS)
 _STATUSES = frozenset(names.TOOL_STATUSES)
+_UNREADABLE = frozenset(names.UNREADABLE_REASONS)
 _by_registry: "weakref.WeakKeyDictionary[CollectorRegistry, SummaryMetrics]" = weakref.WeakKeyDictionary()
 _by_registry_lock = threading.Lock()
 
@@ -146,8 +147,12 @@ class SummaryMetrics:
                                    (agent,))
         self._unfetched = CounterAgg(cb(names.METRIC_UNFETCHED_CITATIONS_TOTAL), "Cited URLs the run never fetched.",
                                      (agent,))
+        self._unreadable = CounterAgg(cb(names.METRIC_UNREADABLE_READS_TOTAL),
+                                      "Fetches whose content gave no text, by why (a PDF without text, a consent wall...).",
+                                      (agent, names.LABEL_REASON))
         self._hot = AggregateCollector([self._runs, self._failures, self._tool_calls, self._tool_seconds,
-                                        *(h for _, _, h in self._per_run), self._uncited, self._unfetched])
+                                        *(h for _, _, h in self._per_run), self._uncited, self._unfetched,
+                                        self._unreadable])
         self.in_flight = Gauge(names.METRIC_TRACES_IN_FLIGHT, "Traces with state held by the summarizer.",
                                registry=None)
         self.evicted = Counter(cb(names.METRIC_TRACES_EVICTED_TOTAL), "Trace states evicted before their root ended.",
@@ -235,15 +240,27 @@ class SummaryMetrics:
             return False
         agent = attributes.get(names.GEN_AI_AGENT_NAME)
         tool = attributes.get(names.GEN_AI_TOOL_NAME)
+        agent_name = agent if isinstance(agent, str) and agent else (default_agent or "")
         self.observe_tool(
-            agent if isinstance(agent, str) and agent else (default_agent or ""),
+            agent_name,
             tool if isinstance(tool, str) else "",
             str(kind),
             tool_status(attributes, status_error),
             max(0, duration_ns) / 1e9,
             trace_id,
         )
+        unreadable = attributes.get(names.CONTENT_UNREADABLE)
+        if unreadable is not None and kind == names.TOOL_KIND_FETCH:
+            self.observe_unreadable(agent_name, unreadable)
         return True
+
+    def observe_unreadable(self, agent: str, reason: Any) -> None:
+        """Count one fetch whose content gave no text. Only ``names.UNREADABLE_REASONS`` are label values (a
+        value from elsewhere is not counted: the label set stays closed)."""
+        if reason in _UNREADABLE:
+            key = (self.agent_label(agent), str(reason))
+            with self._hot.lock:
+                self._unreadable.inc(key)
 
     def observe_summary(self, summary: TraceSummary) -> None:
         """Record one finished run."""

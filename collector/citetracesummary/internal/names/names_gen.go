@@ -155,6 +155,12 @@ const (
 	// MetricUnfetchedCitationsTotal: Counter {agent}: cited URLs the run never fetched.
 	MetricUnfetchedCitationsTotal = "citetrace_unfetched_citations_total"
 
+	// MetricUnreadableReadsTotal: Counter {agent, reason}: fetches whose content gave no text, by ``UNREADABLE_REASONS`` (also empty reads).
+	MetricUnreadableReadsTotal = "citetrace_unreadable_reads_total"
+
+	// ContentUnreadable: Why a fetch's content gave no text (``UNREADABLE_REASONS``); the read is ``empty`` (docs/store.md).
+	ContentUnreadable = "citetrace.content.unreadable"
+
 	// MetricTracesInFlight: Gauge: traces with state held by the summarizer.
 	MetricTracesInFlight = "citetrace_traces_in_flight"
 
@@ -259,6 +265,9 @@ var (
 	// FailureReasons: Closed set of failure reasons.
 	FailureReasons = []string{"uncited_url", "cited_not_fetched", "empty_search", "failed_reads", "too_many_searches", "rate_limited", "agent_error"}
 
+	// UnreadableReasons: Closed set of ``citetrace.content.unreadable`` values.
+	UnreadableReasons = []string{"pdf_no_extractor", "pdf_no_text", "pdf_damaged", "consent_wall"}
+
 	// EvictReasons: Closed set of eviction reasons.
 	EvictReasons = []string{"capacity", "ttl", "shutdown", "memory", "incomplete"}
 
@@ -289,6 +298,7 @@ var (
 		{"citetrace.pages_returned", "array of strings"},
 		{"citetrace.search.sources_reported", "boolean"},
 		{"citetrace.search.content_returned", "boolean"},
+		{"citetrace.content.unreadable", "string"},
 		{"citetrace.ledger.trigger", "string"},
 		{"citetrace.ledger.stop_reason", "string"},
 		{"citetrace.ledger.unresolved_claims", "integer"},
