@@ -1,6 +1,7 @@
 """Consent walls are empty reads: a page whose visible text is a cookie/consent notice with little else
 (outside check hout: "We and our 842 partners..." over 200 characters was an ``ok`` read). Ordinary pages
-that mention cookies, consent or privacy stay ``ok``. The corpus is tests/capture/_consent_corpus.py."""
+that mention cookies, consent or privacy stay ``ok``. The corpus is tests/capture/_consent_corpus.py and
+_consent_corpus_intl.py (other languages, long walls)."""
 
 from __future__ import annotations
 
@@ -15,20 +16,26 @@ from citetrace.store import MemoryStore
 from citetrace.testing import capture_spans
 
 from ._consent_corpus import ARTICLES, WALLS
+from ._consent_corpus_intl import ARTICLES as MORE_ARTICLES, WALLS as MORE_WALLS
+
+ALL_WALLS = {**WALLS, **MORE_WALLS}
+ALL_ARTICLES = {**ARTICLES, **MORE_ARTICLES}
 
 
-@pytest.mark.parametrize("name", list(WALLS))
+@pytest.mark.parametrize("name", list(ALL_WALLS))
 def test_every_wall_of_the_corpus_is_empty(name: str) -> None:
-    """No misses: each wall shape reads ``empty`` with the reason ``consent_wall``."""
-    assert len(WALLS[name]) > 200
-    assert read_status(WALLS[name], 200) == (names.STATUS_EMPTY, names.CONSENT_WALL)
+    """No misses: each wall shape (both corpora: English, and German, French, Spanish, Italian, Dutch and the
+    long layers) reads ``empty`` with the reason ``consent_wall``."""
+    assert len(ALL_WALLS[name]) > 200
+    assert read_status(ALL_WALLS[name], 200) == (names.STATUS_EMPTY, names.CONSENT_WALL)
 
 
-@pytest.mark.parametrize("name", list(ARTICLES))
+@pytest.mark.parametrize("name", list(ALL_ARTICLES))
 def test_no_ordinary_page_of_the_corpus_is_a_wall(name: str) -> None:
-    """No false alarms: articles about cookie law, cookie recipes, a privacy policy, a cookie footer."""
-    assert len(ARTICLES[name]) > 200
-    assert read_status(ARTICLES[name], 200) == (names.STATUS_OK, None)
+    """No false alarms: articles about cookie law, cookie recipes, privacy policies, cookie footers, a court
+    ruling, a long article quoting a banner, in every language of the corpus."""
+    assert len(ALL_ARTICLES[name]) > 200
+    assert read_status(ALL_ARTICLES[name], 200) == (names.STATUS_OK, None)
 
 
 def test_a_wall_in_front_of_the_whole_article_is_a_read() -> None:
@@ -38,8 +45,12 @@ def test_a_wall_in_front_of_the_whole_article_is_a_read() -> None:
 
 
 def test_long_text_is_never_a_wall() -> None:
-    """Past the bound the rule does not look (a wall is short)."""
-    assert not is_consent_wall(WALLS["tcf_partners"] * 10)
+    """Past the bound (``MAX_CHARS``: a wall with every purpose spelled out is under it) the rule does not look."""
+    from citetrace.capture._consent import MAX_CHARS
+
+    wall = WALLS["tcf_partners"]
+    assert is_consent_wall("\n\n".join([wall] * 10))  # 10 KB of consent text: a long wall
+    assert not is_consent_wall("\n\n".join([wall] * (MAX_CHARS // len(wall) + 1)))
 
 
 def test_a_wall_fetched_by_a_traced_tool_is_an_empty_read() -> None:

@@ -529,7 +529,7 @@ def read_status(text: str, threshold: int) -> tuple[str, str | None]:
         wall = len(text) <= _CONSENT_HTML_MAX and _consent.hinted(text) and _consent.is_consent_wall(
             "\n".join(_visible_pieces(text, _consent.MAX_CHARS + 1)))
     else:
-        wall = _consent.is_consent_wall(text)  # over MAX_CHARS it returns at once
+        wall = _consent.is_consent_wall(text)  # over MAX_CHARS it returns at once, unhinted after a look at the start
     return (names.STATUS_EMPTY, names.CONSENT_WALL) if wall else (names.STATUS_OK, None)
 
 
