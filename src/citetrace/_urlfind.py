@@ -3,8 +3,8 @@
 Used by citation extraction (capture and eval), URL redaction inside free text and answers, plain-string search
 results and markdown link lists, so that every part of citetrace sees the same URLs in the same text.
 
-A URL runs from ``http://`` or ``https://`` to the first whitespace, quote, backtick, angle bracket or square
-bracket. Trailing punctuation that ends a sentence or a markdown emphasis (``.,;:!?*_'"``) is not part of it,
+A URL runs from ``http://`` or ``https://`` to the first whitespace, quote, backtick, angle bracket, square
+bracket, full-width punctuation mark (。，（）...) or typographic quote (“ ” „ « » …); non-ASCII letters stay in it. Trailing punctuation that ends a sentence or a markdown emphasis (``.,;:!?*_'"``) is not part of it,
 and neither is a closing parenthesis without its opening one (``(see https://a.example/x)``, a markdown link
 ``[t](https://a.example/x)``), while a balanced one stays (``https://en.wikipedia.org/wiki/Mercury_(planet)``).
 """
@@ -16,7 +16,10 @@ from typing import Iterator
 
 __all__ = ["URL_PATTERN", "MARKDOWN_LINK", "AUTOLINK", "HTML_LINK", "url_spans", "urls_in", "first_url"]
 
-URL_PATTERN = r"https?://[^\s<>\"'`\]\[]+"
+_STOPS = "。，、；：！？（）【】「」『』《》〈〉“”‘’„‚«»…"
+"""Full-width punctuation and typographic quotes: no URL holds them raw, and Chinese or Japanese text puts no
+space after a URL ("https://a.example/x。下一句"), so without them a URL ran on into the next sentence."""
+URL_PATTERN = rf"https?://[^\s<>\"'`\]\[{_STOPS}]+"
 """A URL's longest possible extent (``url_spans`` then trims trailing punctuation); for combined tokenizers."""
 _URL = re.compile(URL_PATTERN, re.IGNORECASE)
 MARKDOWN_LINK = re.compile(

@@ -246,3 +246,21 @@ def test_a_markdown_link_to_a_url_with_parentheses() -> None:
     assert summary is not None and summary["citations"] == 1 and not summary["failed"]
     (claim,) = split_claims(f"Mercury is small [Wikipedia](https://en.wikipedia.org/wiki/Mercury_(planet)).")
     assert (claim.text, claim.urls) == ("Mercury is small.", ("https://en.wikipedia.org/wiki/Mercury_(planet)",))
+
+
+@pytest.mark.parametrize("text, url", [
+    ("全球太阳能装机容量在2024年增长了24%（{u}）。", "{u}"),
+    ("全球太阳能装机容量在2024年增长了24% {u}。下一句也有内容。", "{u}"),
+    ("见{u}，以及其他来源。", "{u}"),
+    ("Siehe „{u}“ dazu.", "{u}"),
+    ("Voir «{u}» et la suite…", "{u}"),
+    ("see {u}…", "{u}"),
+    ("太陽光発電の記事 https://ja.wikipedia.org/wiki/太陽光発電。", "https://ja.wikipedia.org/wiki/太陽光発電"),
+])
+def test_a_bare_url_ends_at_full_width_and_quotation_punctuation(text: str, url: str) -> None:
+    """Chinese and Japanese write no space after a URL: it ended at the next whitespace, so "{u}。下一句" was
+    the URL, and every bare-URL citation of such a report was a page the run never fetched. A URL now ends at
+    full-width punctuation (。，、；：！？（）【】「」...) and typographic quotes, while non-ASCII letters stay."""
+    u = "https://news.test/solar"
+    assert cited_urls(text.format(u=u)) == [url.format(u=u)]
+    assert [c.url for s in parse_report(text.format(u=u)).sentences for c in s.citations] == [url.format(u=u)]
