@@ -169,3 +169,32 @@ def test_review_label_on_a_real_terminal(tmp_path: Path) -> None:
         os.close(master)
     (row,) = [json.loads(line) for line in open(out, encoding="utf-8")]
     assert row["label"] == "CONTRADICTED" and row["labeller"] == "ana" and row["labelled_at"] > 0
+
+
+def test_merge_keeps_the_pairs_one_person_labelled(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """"Two people on a share of them, then ``review merge``, then ``judge-eval team.jsonl``" (docs/eval.md): the
+    merged file holds every labelled pair, the doubly labelled ones with label1/label2. Before (outside check
+    hout6), merge wrote only the pairs both labelled, so judge-eval measured the judge on that share alone."""
+    from citetrace.cli import main
+
+    a, b, out = tmp_path / "ana.jsonl", tmp_path / "ben.jsonl", tmp_path / "team.jsonl"
+    claims = {"i0": ("Solar grew 24 % in 2024.", "Solar grew 24 % in 2024."),
+              "i1": ("Solar grew 30 % in 2024.", "Solar grew 24 % in 2024."),
+              "i2": ("Wind grew 9 % in 2024.", "Solar grew 24 % in 2024."),
+              "i3": ("Hydro fell 2 % in 2024.", "Solar grew 24 % in 2024."),
+              "i4": ("Solar grew 24 % in 2024.", "Solar grew 24 % in 2024.")}
+    ana = {"i0": "SUPPORTED", "i1": "CONTRADICTED", "i2": "ABSENT", "i3": "ABSENT"}
+    ben = {"i0": "SUPPORTED", "i1": "CONTRADICTED", "i4": "SUPPORTED"}
+    for path, labels, who in ((a, ana, "ana"), (b, ben, "ben")):
+        path.write_text("".join(json.dumps({"id": k, "claim": claims[k][0], "passage": claims[k][1], "label": lab,
+                                            "labeller": who}) + "\n" for k, lab in labels.items()))
+    assert main(["review", "merge", str(a), str(b), "--out", str(out)]) == 0
+    assert capsys.readouterr().out.startswith("5 labelled pairs, 2 labelled by both; Cohen's kappa 1.000;")
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["id"], r["label"], r.get("label2")) for r in rows] == [
+        ("i0", "SUPPORTED", "SUPPORTED"), ("i1", "CONTRADICTED", "CONTRADICTED"), ("i2", "ABSENT", None),
+        ("i3", "ABSENT", None), ("i4", "SUPPORTED", None)]
+    assert rows[4]["labeller"] == "ben"
+    assert main(["judge-eval", str(out), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["n"] == 5

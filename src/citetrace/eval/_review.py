@@ -179,16 +179,20 @@ def _rows(path: str) -> dict[str, dict[str, Any]]:
 
 def merge_labels(first: str, second: str) -> tuple[list[dict[str, Any]], float | None, int]:
     """Merge two labellers' files: every pair both labelled gets ``label1``/``label2`` (``label`` = label1
-    until adjudicated; ``needs_adjudication`` when they differ). Returns (rows, kappa, pairs in common)."""
+    until adjudicated; ``needs_adjudication`` when they differ); a pair one of them labelled keeps that label
+    (the workflow is two people on a share of the pairs, and judge-eval measures the judge on all of them).
+    Rows in the first file's order, then the second file's own. Returns (rows, kappa, pairs in common)."""
     a, b = _rows(first), _rows(second)
     common = [k for k in a if k in b]
     rows = []
-    for k in common:
+    for k in a:
         row = dict(a[k])
-        row.update(label1=a[k]["label"], label2=b[k]["label"], labeller2=b[k].get("labeller"))
-        if a[k]["label"] != b[k]["label"]:
-            row["needs_adjudication"] = True
+        if k in b:
+            row.update(label1=a[k]["label"], label2=b[k]["label"], labeller2=b[k].get("labeller"))
+            if a[k]["label"] != b[k]["label"]:
+                row["needs_adjudication"] = True
         rows.append(row)
+    rows.extend(dict(b[k]) for k in b if k not in a)
     kappa = cohen_kappa([a[k]["label"] for k in common], [b[k]["label"] for k in common]) if common else None
     return rows, kappa, len(common)
 

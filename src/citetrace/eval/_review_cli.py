@@ -170,6 +170,6 @@ def _cmd_merge(args: argparse.Namespace) -> int:
         for row in rows:
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
     disagree = sum(1 for r in rows if r.get("needs_adjudication"))
-    print(f"{n} pairs labelled by both; Cohen's kappa {'n/a' if kappa is None else f'{kappa:.3f}'}; "
+    print(f"{len(rows)} labelled pairs, {n} labelled by both; Cohen's kappa {'n/a' if kappa is None else f'{kappa:.3f}'}; "
           f"{disagree} need adjudication; written to {args.out}")
     return 0
