@@ -182,3 +182,28 @@ def test_an_agent_that_raises_fails_its_repeat_and_the_bench_goes_on(tmp_path: P
     assert "| one | - | **ERROR** |" in done.stdout and "agent error in one, repeat 1" in done.stdout
     listed = json.loads(_cli(tmp_path, "runs", "--json").stdout)
     assert len(listed) == 4 and sum(1 for r in listed if r["error_type"] == "RuntimeError") == 2
+
+
+def test_an_agent_module_that_configures_citetrace_itself(tmp_path: Path) -> None:
+    """The README's quick start calls ``citetrace.configure()`` at import; ``citetrace bench`` then configured
+    again, printing "configure() called again; shutting down the previous configuration" and shutting the
+    agent's own set-up (its exporters) down (outside check hout6). Without ``--store`` the bench now records into
+    the agent's configuration: no warning, and the agent's exporter gets the bench's spans."""
+    (tmp_path / "qs.yaml").write_text("questions:\n  - id: q1\n    question: Is it sunny?\n    answer: {exact: sunny}\n")
+    (tmp_path / "myagent.py").write_text(
+        "import atexit, json\n"
+        "import citetrace\n"
+        "from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter\n"
+        "exporter = InMemorySpanExporter()\n"
+        "citetrace.configure(metrics='off', exporter=exporter)\n"
+        "@atexit.register\n"
+        "def _dump():\n"
+        "    citetrace.force_flush() if hasattr(citetrace, 'force_flush') else None\n"
+        "    open('spans.json', 'w').write(json.dumps([s.name for s in exporter.get_finished_spans()]))\n"
+        "def answer(question):\n"
+        "    return 'It is sunny today.'\n")
+    done = _cli(tmp_path, "bench", "qs.yaml", "--agent", "myagent:answer", "--repeat", "2", PYTHONPATH=os.pathsep.join(
+        [str(tmp_path), os.environ.get("PYTHONPATH", "")]))
+    assert done.returncode == 0, done.stderr
+    assert "called again" not in done.stderr
+    assert json.loads((tmp_path / "spans.json").read_text()).count("invoke_agent answer") == 2

@@ -49,7 +49,6 @@ def register(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from citetrace import configure
     from citetrace._extras import require
     from citetrace.bench import BenchError, QuestionSetError, load_agent, load_questions, replay_plan, run_bench
     from citetrace.bench._format import bench_markdown
@@ -65,7 +64,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if args.replay:
         source = read_json(args.replay, "the bench to replay") if args.replay.endswith(".json") else args.replay
     try:
-        telemetry = configure(store=args.store, metrics="off")
+        telemetry = _telemetry(args.store)
     except (ValueError, OSError) as exc:
         raise CommandError(str(exc)) from None
     if telemetry.store is None:
@@ -82,6 +81,19 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         Path(args.out).write_text(json.dumps(result, indent=2), encoding="utf-8")
     print(json.dumps(result, indent=2) if args.json else bench_markdown(result), end="" if not args.json else "\n")
     return 1 if result["passed"] is False else 0
+
+
+def _telemetry(store: str | None) -> Any:
+    """The set-up the bench records into. An agent module may configure citetrace itself on import (the README's
+    quick start calls ``configure()``); configuring again printed "configure() called again" and shut the
+    agent's set-up (its exporters) down, so without ``--store`` the bench uses that configuration as it is."""
+    from citetrace import configure
+    from citetrace._telemetry import current
+
+    previous = current()
+    if store is None and previous.configured and not previous.implicit and previous.store is not None:
+        return previous
+    return configure(store=store, metrics="off")
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
