@@ -162,3 +162,19 @@ def test_a_bind_beyond_loopback_is_said_once(tmp_path: Path, host: str, warned: 
     assert len(warning) == (1 if warned else 0), err
     if warned:
         assert warning[0].startswith("citetrace ui: warning: --host 0.0.0.0")
+
+
+def test_an_upper_case_trace_id_opens_its_run_on_postgresql(pg_uri: str) -> None:
+    """A trace id pasted in capitals (PostgreSQL's LIKE is case-sensitive) opens its run, without the scan of the
+    newest 5,000 runs that used to find it; an unknown one is a 404."""
+    store = open_store(pg_uri)
+    try:
+        run_id = record_runs(store, 1)[0]
+        run = store.get_run(run_id)
+        assert run is not None
+        with RunBrowser(store) as ui:
+            status, body = _get(ui.url + "runs/" + run.trace_id.upper())
+            assert status == 200 and run_id in body
+            assert _get(ui.url + "runs/" + "F" * 32)[0] == 404
+    finally:
+        store.close()

@@ -105,3 +105,18 @@ def test_search_finds_a_run_older_than_the_list_reads(ui: RunBrowser, open_page:
     with page.expect_navigation():
         page.keyboard.press("Enter")
     assert _shown(page) == [oldest]
+
+
+def test_an_ambiguous_search_says_how_many_runs_it_matches(ui: RunBrowser, open_page: Any,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A search matching no run the list read but several older ones says so, instead of "No run matches"."""
+    import citetrace.view._runs as runs
+
+    every = [i for n in (1, 2, 3) for i in _shown(open_page(ui.url + f"?page={n}").page)]
+    second = every[-1][:16]  # "YYYYMMDD-HHMMSS-": the oldest run's second, shared by the runs recorded in it
+    older = [i for i in every if i.startswith(second)]
+    assert len(older) > 1 and not any(i.startswith(second) for i in every[:50])  # 425 runs take several seconds
+    monkeypatch.setattr(runs, "LIST_LIMIT", 50)
+    page = open_page(ui.url + "?q=" + second).page
+    assert _shown(page) == []
+    assert page.locator("#search-note").inner_text().startswith(f"run id prefix '{second}' matches {len(older)} runs")

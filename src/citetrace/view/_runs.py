@@ -47,6 +47,8 @@ class ListPage:
     """1-based position of the page's first row among the matching runs (0 when none match)."""
     newer: str | None
     older: str | None
+    note: str | None = None
+    """Why a search found nothing, when the store can say (an id prefix that matches several older runs)."""
 
 
 def find_run(store: Store, ref: str) -> RunRecord:
@@ -56,11 +58,11 @@ def find_run(store: Store, ref: str) -> RunRecord:
         raise _no_run(store, ref)
     try:
         run = store.get_run(ref)
+        if run is None and ref != ref.lower():  # a trace id pasted in capitals (PostgreSQL's LIKE is case-sensitive)
+            run = store.get_run(ref.lower())
     except AmbiguousRunId as exc:
         raise ViewError(f"run id prefix {redact_report(ref)!r} matches {exc.matches} runs in {store.uri}; give more "
                         "of it (see `citetrace runs`)") from None
-    if run is None and len(ref) == 32:
-        run = next((r for r in store.runs(limit=LIST_LIMIT) if r.trace_id == ref.lower()), None)
     if run is None:
         raise _no_run(store, ref)
     return run
@@ -118,6 +120,13 @@ def _row(run: RunRecord) -> dict[str, Any]:
 
 def list_rows(store: Store, filters: Mapping[str, str]) -> tuple[list[dict[str, Any]], dict[str, list[str]], int]:
     """(matching rows, the values each menu offers, how many runs were read) for the run list."""
+    rows, choices, read, _ = _list_rows(store, filters)
+    return rows, choices, read
+
+
+def _list_rows(store: Store, filters: Mapping[str, str]) -> tuple[list[dict[str, Any]], dict[str, list[str]], int,
+                                                                  str | None]:
+    """``list_rows``, and why a search found nothing when the store can say (an id prefix matching many runs)."""
     rows = [_row(r) for r in store.runs(limit=LIST_LIMIT)]
     choices = {"outcome": sorted({r["outcome"] for r in rows}), "agent": sorted({r["agent"] for r in rows}),
                "reason": sorted({x for r in rows for x in r["reasons"]})}
@@ -129,13 +138,14 @@ def list_rows(store: Store, filters: Mapping[str, str]) -> tuple[list[dict[str, 
 
     out = [r for r in rows
            if (not q or r["run_id"].lower().startswith(q) or r["trace_id"].lower().startswith(q)) and kept(r)]
+    note = None
     if q and not out:  # older than the newest LIST_LIMIT: found the way /runs/<q> finds it (id, unique prefix, trace id)
         try:
             older = _row(find_run(store, q))
-        except ViewError:
-            older = None
-        out = [older] if older is not None and kept(older) else []
-    return out, choices, len(rows)
+            out = [older] if kept(older) else []
+        except ViewError as exc:
+            note = None if str(exc).startswith("no run ") else str(exc)
+    return out, choices, len(rows), note
 
 
 def list_page(store: Store, query: Mapping[str, str]) -> ListPage:
@@ -145,7 +155,7 @@ def list_page(store: Store, query: Mapping[str, str]) -> ListPage:
     if not raw.isdigit() or int(raw) < 1:
         raise BadQuery(f"page must be a whole number from 1, not {raw[:40]!r}")
     filters = {k: query[k] for k in FILTERS if k in query}
-    rows, choices, read = list_rows(store, filters)
+    rows, choices, read, note = _list_rows(store, filters)
     pages = max(1, -(-len(rows) // LIST_PAGE))
     page = min(int(raw), pages)
     start = (page - 1) * LIST_PAGE
@@ -154,4 +164,4 @@ def list_page(store: Store, query: Mapping[str, str]) -> ListPage:
         return "/?" + urlencode({**{k: v for k, v in filters.items() if v}, "page": n})
 
     return ListPage(rows[start:start + LIST_PAGE], choices, read, len(rows), start + 1 if rows else 0,
-                    href(page - 1) if page > 1 else None, href(page + 1) if page < pages else None)
+                    href(page - 1) if page > 1 else None, href(page + 1) if page < pages else None, note)
