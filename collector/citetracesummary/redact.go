@@ -19,7 +19,8 @@ const (
 
 const secretWords = `key|apikey|token|auth|authorization|secret|password|passwd|pwd|signature|sig|credential|credentials|` +
 	`session|sessionid|jsessionid|phpsessid|cookie|bearer|accesstoken|authtoken|refreshtoken|idtoken|` +
-	`clientsecret|secretkey|accesskey|privatekey|sessiontoken|apitoken|authkey`
+	`clientsecret|secretkey|accesskey|privatekey|sessiontoken|apitoken|authkey|` +
+	`cookies|tokens|secrets|passwords` // plurals: ``cookies={"sid": ...}`` is requests' cookie jar
 
 var (
 	secretWord = regexp.MustCompile(`(?:\A|[_\-.` + pySpace + `])(?:` + secretWords + `)(?:\z|[_\-.` + pySpace + `])`)
@@ -31,7 +32,12 @@ var (
 	keyShapeStart = regexp.MustCompile(`(?i)sk-|[sr]k_|tvly-|fc-|gh[pousr]_|github_pat_|AKIA|ASIA|AIza|hf_|xox[abpr]-|eyJ`)
 	authScheme    = regexp.MustCompile(`(?i)\b(bearer|basic)([` + pySpace + `]+)[A-Za-z0-9._~+/=\-]{6,}`)
 	namedValue    = regexp.MustCompile(`(?i)([A-Za-z][` + pyWord + `.\-]*)(["']?[` + pySpace + `]*[:=][` + pySpace + `]*["']?)((?:bearer[` + pySpace + `]+|basic[` + pySpace + `]+|token[` + pySpace + `]+)?[^` + pySpace + `"'&,;}\])]+)`)
-	tailHint      = regexp.MustCompile(`%|s(?:k(?:-|_live|_test)|ecret|ig|ession)|rk_(?:live|test)|t(?:vly-|oken)|fc-|g(?:h[pousr]_|ithub_pat_)|` +
+	// userinfoAt is _USERINFO anchored (its leading \b is checked the Python way): the userinfo of a URL of any
+	// scheme in text (postgresql://bob:pw@db)
+	userinfoAt = regexp.MustCompile(`\A(?i:([a-z][a-z0-9+.\-]*://)[^` + pySpace + `/?#@'"<>]*@)`)
+	// urlAt is _urlfind._URL: a URL's longest possible extent (urlSpans trims it)
+	urlAt    = regexp.MustCompile(`(?i)https?://[^` + pySpace + `<>"'\x60\]\[。，、；：！？（）【】「」『』《》〈〉“”‘’„‚«»…]+`)
+	tailHint = regexp.MustCompile(`%|s(?:k(?:-|_live|_test)|ecret|ig|ession)|rk_(?:live|test)|t(?:vly-|oken)|fc-|g(?:h[pousr]_|ithub_pat_)|` +
 		`a(?:kia|sia|iza|uth)|hf_|xox[abpr]-|eyj|key|p(?:assw|wd|hpsess)|c(?:redential|ookie|ode)|bearer`)
 )
 
@@ -60,18 +66,90 @@ func isSecretName(name string) bool {
 	return secretWord.MatchString(low) || low == "code"
 }
 
-// maskKeyShapes is mask_key_shapes: well-known key shapes replaced, each starting at a word boundary.
+// maskKeyShapes is mask_key_shapes: well-known key shapes replaced, each starting at a word boundary, then
+// private key blocks and the userinfo of URLs of any scheme.
 func maskKeyShapes(text string) string {
+	text = maskShapes(text)
+	if strings.Contains(text, "PRIVATE KEY-----") {
+		text = maskPEM(text)
+	}
+	if strings.Contains(text, "://") && strings.Contains(text, "@") {
+		text = maskUserinfo(text)
+	}
+	return text
+}
+
+// maskPEM is _PEM.sub: "-----BEGIN <label>PRIVATE KEY-----" up to the first matching END line, or to the end.
+func maskPEM(text string) string {
+	const begin, tail = "-----BEGIN ", "PRIVATE KEY-----"
+	var b strings.Builder
+	i := 0
+	for {
+		j := strings.Index(text[i:], begin)
+		if j < 0 {
+			break
+		}
+		start := i + j
+		k := start + len(begin)
+		for k < len(text) && (text[k] == ' ' || (text[k] >= 'A' && text[k] <= 'Z') || (text[k] >= '0' && text[k] <= '9')) {
+			k++
+		}
+		// [A-Z0-9 ]* backtracks: the label is the longest prefix of that run followed by "PRIVATE KEY-----"
+		label := -1
+		for l := k; l >= start+len(begin); l-- {
+			if strings.HasPrefix(text[l:], tail) {
+				label = l
+				break
+			}
+		}
+		if label < 0 {
+			b.WriteString(text[i : start+1])
+			i = start + 1
+			continue
+		}
+		body := label + len(tail)
+		end := "-----END " + text[start+len(begin):label] + tail
+		stop := len(text)
+		if e := strings.Index(text[body:], end); e >= 0 {
+			stop = body + e + len(end)
+		}
+		b.WriteString(text[i:start])
+		b.WriteString(redacted)
+		i = stop
+	}
+	if i == 0 {
+		return text
+	}
+	b.WriteString(text[i:])
+	return b.String()
+}
+
+// maskUserinfo is _USERINFO.sub: scheme://userinfo@ becomes scheme://REDACTED:REDACTED@.
+func maskUserinfo(text string) string {
+	return subAtBoundaries(text, userinfoAt, func(match string, sub []int) string {
+		return match[sub[2]:sub[3]] + redacted + ":" + redacted + "@"
+	})
+}
+
+// maskShapes is _KEY_SHAPES.sub: well-known key shapes replaced, each starting at a word boundary.
+func maskShapes(text string) string {
 	if !keyShapeStart.MatchString(text) {
 		return text
 	}
+	return subAtBoundaries(text, keyShapes, func(string, []int) string { return redacted })
+}
+
+// subAtBoundaries is re.sub of a pattern that starts with \b, the Python way (Unicode word boundaries, which
+// RE2's \b is not): the anchored pattern is tried at each word boundary, left to right, and each non-empty match
+// is replaced by repl(match, its submatch indices).
+func subAtBoundaries(text string, anchored *regexp.Regexp, repl func(match string, sub []int) string) string {
 	var b strings.Builder
 	last, i := 0, 0
 	for i < len(text) {
 		if wordBoundary(text, i) {
-			if m := keyShapes.FindStringIndex(text[i:]); m != nil && m[1] > 0 {
+			if m := anchored.FindStringSubmatchIndex(text[i:]); m != nil && m[1] > 0 {
 				b.WriteString(text[last:i])
-				b.WriteString(redacted)
+				b.WriteString(repl(text[i:i+m[1]], m))
 				i += m[1]
 				last = i
 				continue
@@ -125,28 +203,112 @@ func tailAt(url string) int {
 	return len(url)
 }
 
-// redactParams is _redact_params.
-func redactParams(qs, sep string) string {
-	pairs := parseQSL(qs, sep)
-	any := false
-	for _, p := range pairs {
-		if isSecretName(p.key) {
-			any = true
-			break
+// nesting is _NESTING: URLs and forms inside parameter values are redacted this many levels deep.
+const nesting = 3
+
+// redactParams is _redact_params: name=value pairs with each secret-named value replaced and each other value
+// that holds a URL or a form redacted inside (nesting levels deep); a query is split at ";" as well as "&";
+// pairs that hold no secret are kept byte for byte.
+func redactParams(qs, sep string, depth int) string {
+	seps := sep
+	if sep == "&" && strings.Contains(qs, ";") {
+		seps = "&;"
+	}
+	var pieces []string // names and values at even indices, the separators at odd ones
+	start := 0
+	for i := 0; i < len(qs); i++ {
+		if strings.IndexByte(seps, qs[i]) >= 0 {
+			pieces = append(pieces, qs[start:i], qs[i:i+1])
+			start = i + 1
 		}
 	}
-	if !any {
+	pieces = append(pieces, qs[start:])
+	changed := false
+	for i := 0; i < len(pieces); i += 2 {
+		rawName, rawValue, eq := strings.Cut(pieces[i], "=")
+		name := unquotePlus(rawName)
+		var piece string
+		switch {
+		case isSecretName(name):
+			piece = quote(name, "") + "=" + redacted
+		case eq && (strings.Contains(rawValue, "=") || strings.Contains(rawValue, "%") || strings.Contains(rawValue, "://")):
+			value := unquotePlus(rawValue)
+			inner := redactNested(value, depth+1)
+			if inner == value {
+				continue
+			}
+			if rawValue != value || strings.ContainsAny(inner, "&#") {
+				inner = quote(inner, "")
+			}
+			piece = rawName + "=" + inner
+		default:
+			continue
+		}
+		if piece != pieces[i] {
+			pieces[i] = piece
+			changed = true
+		}
+	}
+	if !changed {
 		return qs
 	}
-	parts := make([]string, len(pairs))
-	for i, p := range pairs {
-		v := redacted
-		if !isSecretName(p.key) {
-			v = quote(p.value, "")
+	return strings.Join(pieces, "")
+}
+
+// unquotePlus is urllib.parse.unquote_plus.
+func unquotePlus(s string) string { return unquote(strings.ReplaceAll(s, "+", " ")) }
+
+// redactNested is _redact_nested: a parameter's decoded value with the URLs and the form in it redacted; past
+// nesting levels, a value that may hold a secret is replaced whole.
+func redactNested(value string, depth int) string {
+	if depth > nesting {
+		if tailHint.MatchString(pyLower(value)) {
+			return redacted
 		}
-		parts[i] = quote(p.key, "") + "=" + v
+		return value
 	}
-	return strings.Join(parts, sep)
+	if strings.Contains(value, "://") {
+		return mapURLs(value, maskKeyShapes, func(u string) string { return redactURLParts(u, depth) })
+	}
+	if strings.Contains(value, "=") {
+		return maskKeyShapes(redactParams(value, "&", depth))
+	}
+	return value
+}
+
+// mapURLs is _map_urls: every URL in text through each, every stretch between URLs through between.
+func mapURLs(text string, between, each func(string) string) string {
+	var b strings.Builder
+	last := 0
+	for _, sp := range urlSpans(text) {
+		b.WriteString(between(text[last:sp[0]]))
+		b.WriteString(each(text[sp[0]:sp[1]]))
+		last = sp[1]
+	}
+	b.WriteString(between(text[last:]))
+	return b.String()
+}
+
+// urlSpans is _urlfind.url_spans: (start, end) of every URL in text, trailing punctuation and an unbalanced
+// closing parenthesis trimmed.
+func urlSpans(text string) [][2]int {
+	var out [][2]int
+	for _, m := range urlAt.FindAllStringIndex(text, -1) {
+		start, end := m[0], m[1]
+		for end > start {
+			c := text[end-1]
+			if strings.IndexByte(".,;:!?*_'\"", c) >= 0 ||
+				(c == ')' && strings.Count(text[start:end], "(") < strings.Count(text[start:end], ")")) {
+				end--
+				continue
+			}
+			break
+		}
+		if utf8.RuneCountInString(text[start:end]) > len("https://") {
+			out = append(out, [2]int{start, end})
+		}
+	}
+	return out
 }
 
 // redactPathParams is _redact_path_params.
@@ -155,7 +317,7 @@ func redactPathParams(path string) string {
 	for i, seg := range segments {
 		if strings.Contains(seg, ";") && strings.Contains(seg, "=") {
 			head, params, _ := strings.Cut(seg, ";")
-			segments[i] = head + ";" + redactParams(params, ";")
+			segments[i] = head + ";" + redactParams(params, ";", nesting)
 		}
 	}
 	return strings.Join(segments, "/")
@@ -169,6 +331,12 @@ func redactURL(url string) string {
 			return url
 		}
 	}
+	return redactURLParts(url, 0)
+}
+
+// redactURLParts is _redact_url_parts: redactURL past its early return; depth counts the URLs this one is
+// nested in (query values).
+func redactURLParts(url string, depth int) string {
 	parts, err := urlsplit(url)
 	if err != nil {
 		return redactProse(url)
@@ -180,12 +348,12 @@ func redactURL(url string) string {
 		parts.path = redactPathParams(parts.path)
 	}
 	if parts.query != "" {
-		parts.query = maskKeyShapes(redactParams(parts.query, "&"))
+		parts.query = maskKeyShapes(redactParams(parts.query, "&", depth))
 	}
 	if parts.fragment != "" {
 		f := parts.fragment
 		if strings.Contains(f, "=") {
-			f = redactParams(f, "&")
+			f = redactParams(f, "&", depth)
 		}
 		parts.fragment = maskKeyShapes(f)
 	}

@@ -426,6 +426,22 @@ def url_cases() -> list[str]:
              "https://example.com/v/eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkw.c2lnbmF0dXJl",
              "https://Example.com/a", "https://example.com/A/B", "https://example.com:443/x", "https://example.com/a%20b",
              "http://a-b.c-d.example/-/_/~/.", "https://example.com/token/secret/password"]
+    # secrets nested in parameter values (_redact_params/_redact_nested): URLs raw and percent-encoded, forms,
+    # ";"-separated queries, more levels than are followed, other schemes' userinfo, plurals, PEM blocks
+    urls += ["https://login.example/auth?redirect_uri=https://app.example/cb?access_token=xyz&state=1",
+             "https://login.example/auth?next=https%3A%2F%2Fapp.example%2Fcb%3Faccess_token%3Dxyz%26x%3D1&s=2",
+             "https://a.example/go?url=https%3A%2F%2Fb.example%2F%3Fnext%3Dhttps%253A%252F%252Fc.example%252F"
+             "%253Fapi_key%253Dsk-abcdefghijkl&x=1",
+             "https://a.example/r?u=https://b.example/?u=https://c.example/?u=https://d.example/?token=abc",
+             "https://a.example/p?data=client_secret%3Dabc%26grant%3Dx&keep=a%20b",
+             "https://a.example/p?a=1;token=abc;b=2", "https://a.example/p;jsessionid=abc?x=1;y=2",
+             "https://a.example/p?db=postgresql://bob:pw@db.example/x&y=1",
+             "https://a.example/p?cookies=sid%3D1&passwords=x&tokens=y",
+             "https://a.example/p?pem=-----BEGIN RSA PRIVATE KEY-----abc-----END RSA PRIVATE KEY-----&x=1",
+             "https://a.example/p?pem=-----BEGIN PRIVATE KEY-----cut-off",
+             "https://a.example/p?q=see+https://b.example/x?sig=abc.&r=1",
+             "https://a.example/p?v=%zz%3D1&w=a%3Db+c", "https://a.example/p?=%3D&&x=&token",
+             "https://a.example/p#state=1&next=https://b.example/?code=xyz"]
     return urls
 
 
