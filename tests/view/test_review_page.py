@@ -118,3 +118,14 @@ def test_a_new_session_resumes_and_read_only_stays_read_only(desk: tuple[RunBrow
             urllib.request.urlopen(plain.url + "review", timeout=10)
         assert err.value.code == 404
     store.close()
+
+
+def test_options_names_the_methods_each_path_takes(desk: tuple[RunBrowser, ReviewDesk, Path]) -> None:
+    """With a review queue, a refused method on /review says `Allow: GET, HEAD, POST` (POST is what it takes);
+    everywhere else `Allow: GET, HEAD` (it said GET, HEAD on /review too)."""
+    browser, _, out = desk
+    for path, allowed in (("review", "GET, HEAD, POST"), ("", "GET, HEAD")):
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(urllib.request.Request(browser.url + path, method="OPTIONS"), timeout=10)
+        assert refused.value.code == 405 and refused.value.headers["Allow"] == allowed
+    assert not out.exists() or out.read_text(encoding="utf-8") == ""

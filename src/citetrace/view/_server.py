@@ -29,6 +29,7 @@ __all__ = ["RunBrowser"]
 
 _log = logging.getLogger("citetrace.view")
 _READ_TIMEOUT_S = 10.0
+_REVIEW_PATHS = ("/review", "/review/")
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -63,7 +64,7 @@ class _Handler(BaseHTTPRequestHandler):
             except BadQuery as exc:
                 return HTTPStatus.BAD_REQUEST, render_message(str(exc))
             return HTTPStatus.OK, render_run_list(listing, filters={k: query[k] for k in FILTERS if k in query})
-        if parts.path in ("/review", "/review/"):
+        if parts.path in _REVIEW_PATHS:
             if self.server.review is None:
                 return HTTPStatus.NOT_FOUND, render_message("no review queue: start `citetrace ui --review-queue FILE "
                                                     "--labeller NAME --labels-out FILE`")
@@ -95,14 +96,15 @@ class _Handler(BaseHTTPRequestHandler):
         self._get(head=True)
 
     def _refuse(self) -> None:
+        takes_post = self.server.review is not None and urlsplit(self.path).path in _REVIEW_PATHS
         self.send_response(HTTPStatus.METHOD_NOT_ALLOWED)
-        self.send_header("Allow", "GET, HEAD")
+        self.send_header("Allow", "GET, HEAD, POST" if takes_post else "GET, HEAD")
         self.send_header("Content-Length", "0")
         self.end_headers()
 
     def do_POST(self) -> None:  # noqa: N802
         review = self.server.review
-        if review is None or urlsplit(self.path).path not in ("/review", "/review/"):
+        if review is None or urlsplit(self.path).path not in _REVIEW_PATHS:
             self._refuse()
             return
         try:
