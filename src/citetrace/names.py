@@ -165,7 +165,9 @@ PDF_DAMAGED: Final = "pdf_damaged"
 """A PDF pypdf cannot read (broken, encrypted), or one already decoded to text with its bytes lost."""
 CONSENT_WALL: Final = "consent_wall"
 """The page's visible text is a cookie/consent notice with little else (``capture._consent``)."""
-UNREADABLE_REASONS: Final = (PDF_NO_EXTRACTOR, PDF_NO_TEXT, PDF_DAMAGED, CONSENT_WALL)
+BINARY_CONTENT: Final = "binary"
+"""Non-text content (an image, audio, video, an archive, an office file, bytes with NULs): no text to read."""
+UNREADABLE_REASONS: Final = (PDF_NO_EXTRACTOR, PDF_NO_TEXT, PDF_DAMAGED, CONSENT_WALL, BINARY_CONTENT)
 """Closed set of ``citetrace.content.unreadable`` values."""
 
 TOOL_KIND_SEARCH: Final = "search"

@@ -233,3 +233,18 @@ def test_an_unreadable_pdf_says_why_through_every_client(instrumented: Any, rule
     (doc,) = rules_cap.store.documents(run.id)
     assert (span[names.TOOL_STATUS], span.get(names.CONTENT_UNREADABLE)) == ("empty", reason)
     assert (doc.content_type, doc.text) == ("application/pdf", "")
+
+
+@pytest.mark.parametrize("client", list(CLIENTS))
+def test_an_image_through_a_reader_is_unreadable_binary(instrumented: Any, rules_cap: Captured, dns: LocalServer,
+                                                        client: str) -> None:
+    """An image a reader passes through: an empty read, unreadable=binary, stored empty with its content type,
+    the same through every client; the caller still gets the bytes."""
+    png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 4
+    dns.routes["/"] = (200, png, "image/png")
+    with research_run("q") as run:
+        assert _send(client, _jina(dns.port)) == png
+    span = one_tool_span(rules_cap)
+    (doc,) = rules_cap.store.documents(run.id)
+    assert (span[names.TOOL_STATUS], span.get(names.CONTENT_UNREADABLE)) == ("empty", names.BINARY_CONTENT)
+    assert (doc.content_type, doc.text) == ("image/png", "")

@@ -491,7 +491,7 @@ def unreadable_reads() -> list[dict[str, Any]]:
     t = Trace(51)
     t.search("reports", [A, B, C])
     for url, reason in ((A, names.PDF_NO_TEXT), (B, names.CONSENT_WALL), (C, names.CONSENT_WALL),
-                        (A + "?v=2", "not-a-reason")):
+                        (C + ".png", names.BINARY_CONTENT), (A + "?v=2", "not-a-reason")):
         t.fetch(url, status=names.STATUS_EMPTY, attrs={names.CONTENT_UNREADABLE: reason})
     t.search("more", [A], attrs={names.CONTENT_UNREADABLE: names.PDF_DAMAGED})
     t.root([A])

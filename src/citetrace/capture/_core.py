@@ -22,7 +22,7 @@ from citetrace import names
 from citetrace._redact import redact_arguments, redact_text, redact_url, redact_urls
 from citetrace._urls import host_of
 from citetrace import _telemetry
-from citetrace.capture import _extract, _pdf, _redirects, _replay
+from citetrace.capture import _binary, _extract, _pdf, _redirects, _replay
 from citetrace.capture._responses import args_key, encode_exception, encode_result
 from citetrace.capture._context import (
     CURRENT_RUN, IN_TOOL, OUTSIDE_RUN_CALLS, TOOL_CALL_ID, in_tool_call, run_in_context,
@@ -311,13 +311,19 @@ class _Call:
             # text arrives after the call, so say nothing of its size rather than call it an empty read
             return text, status or names.STATUS_OK, None
         ctype = None
-        pdf = _pdf.pdf_of(result, text, spec.result_body(result) if spec.result_body else None)
+        body = spec.result_body(result) if spec.result_body else None
+        pdf = _pdf.pdf_of(result, text, body)
         if pdf is not None:
             text, ctype = pdf.text, _pdf.PDF_MIME
             if pdf.unreadable:
                 attrs[names.CONTENT_UNREADABLE] = pdf.unreadable
             if pdf.pages_skipped:
                 attrs[names.CONTENT_PAGES_SKIPPED] = pdf.pages_skipped
+        elif text is not None or body is not None:
+            binary = _binary.binary_of(result, text, body)
+            if binary is not None:  # an image, an archive...: no text, and never its bytes decoded as text
+                text, ctype = "", binary or None
+                attrs[names.CONTENT_UNREADABLE] = names.BINARY_CONTENT
         chars = len(text) if text is not None else 0
         attrs[names.RESULT_SIZE] = chars
         if status is None:

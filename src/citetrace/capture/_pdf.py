@@ -23,7 +23,7 @@ from typing import Any
 
 from citetrace import _extras, _telemetry, names
 
-__all__ = ["MAX_PAGES", "PDF_MIME", "PdfRead", "is_pdf", "pdf_of", "read_pdf"]
+__all__ = ["MAX_PAGES", "PDF_MIME", "PdfRead", "body_of", "is_pdf", "pdf_of", "read_pdf"]
 
 PDF_MIME = "application/pdf"
 MAX_PAGES = 200
@@ -94,7 +94,7 @@ def _extract(body: bytes) -> PdfRead:
     return PdfRead(text, None if text else names.PDF_NO_TEXT, skipped)
 
 
-def _body_of(result: Any) -> tuple[bytes, str | None] | None:
+def body_of(result: Any) -> tuple[bytes, str | None] | None:
     """The raw bytes a fetch result holds, with its Content-Type: bytes, or a loaded requests/httpx response."""
     if isinstance(result, (bytes, bytearray, memoryview)):
         return bytes(result) if not isinstance(result, bytes) else result, None
@@ -118,7 +118,7 @@ def pdf_of(result: Any, text: str | None, body: tuple[bytes, str | None] | None 
     with ``%PDF-`` is a PDF someone already decoded (``response.text``); it is read back when it was decoded
     byte for byte (Latin-1), else it is unreadable, and in both cases its characters are not stored as a page.
     """
-    found = body if body is not None else _body_of(result)
+    found = body if body is not None else body_of(result)
     if found is not None and is_pdf(*found):
         return read_pdf(found[0])
     if text is not None and text[:_HEADER_WINDOW].lstrip().startswith("%PDF-"):

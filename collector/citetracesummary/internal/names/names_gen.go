@@ -266,7 +266,7 @@ var (
 	FailureReasons = []string{"uncited_url", "cited_not_fetched", "empty_search", "failed_reads", "too_many_searches", "rate_limited", "agent_error"}
 
 	// UnreadableReasons: Closed set of ``citetrace.content.unreadable`` values.
-	UnreadableReasons = []string{"pdf_no_extractor", "pdf_no_text", "pdf_damaged", "consent_wall"}
+	UnreadableReasons = []string{"pdf_no_extractor", "pdf_no_text", "pdf_damaged", "consent_wall", "binary"}
 
 	// EvictReasons: Closed set of eviction reasons.
 	EvictReasons = []string{"capacity", "ttl", "shutdown", "memory", "incomplete"}
