@@ -97,6 +97,31 @@ def _segmenter() -> Any:
     return pysbd.Segmenter(language="en", clean=False, char_span=False)
 
 
+PYSBD_CHARS = 20_000
+"""Most characters handed to pysbd at once. Its ``segment`` compiles every sentence it finds as a regex and
+searches the whole text for it (its span pass runs even with ``char_span=False``), so the time grows with the
+square of a sentence's length: one 5 MB paragraph without a full stop took over a minute. Longer text is taken a
+piece at a time; a piece's last sentence may run on past it, so it is segmented again at the head of the next
+piece, and ordinary prose splits exactly as it would whole. A piece pysbd finds no boundary in (no full stop in
+20,000 characters) is cut at its last space."""
+
+
+def _starts(chunk: str, a: int, b: int) -> list[int]:
+    """Where pysbd's sentences of ``chunk[a:b]`` start, as offsets into ``chunk``."""
+    starts: list[int] = []
+    cursor = a
+    for seg in _segmenter().segment(chunk[a:b]):
+        piece = str(seg).strip()
+        if not piece:
+            continue
+        found = chunk.find(piece, cursor, b)
+        if found < 0:  # the segmenter altered the text: fall back to the cursor
+            found = cursor
+        starts.append(found)
+        cursor = found + len(piece)
+    return starts
+
+
 def sentence_spans(masked: str, start: int, end: int) -> list[tuple[int, int]]:
     """Sentence spans inside ``masked[start:end]``; each span runs to the start of the next (whitespace kept)."""
     # inside one block a line break is a soft wrap (blank lines already separate blocks); pysbd would treat it
@@ -105,16 +130,22 @@ def sentence_spans(masked: str, start: int, end: int) -> list[tuple[int, int]]:
     if not chunk.strip():
         return []
     starts: list[int] = []
-    cursor = 0
-    for seg in _segmenter().segment(chunk):
-        piece = str(seg).strip()
-        if not piece:
-            continue
-        found = chunk.find(piece, cursor)
-        if found < 0:  # the segmenter altered the text: fall back to the cursor
-            found = cursor
-        starts.append(found)
-        cursor = found + len(piece)
+    pos = 0
+    while pos < len(chunk):
+        stop = min(len(chunk), pos + PYSBD_CHARS)
+        found = _starts(chunk, pos, stop)
+        if stop == len(chunk):
+            starts += found
+            break
+        if len(found) > 1:  # the last sentence may go on past the piece: segment it again with what follows
+            starts += found[:-1]
+            pos = found[-1]
+        else:
+            starts += found
+            space = chunk.rfind(" ", pos + 1, stop)
+            pos = space + 1 if space > pos else stop
+            starts.append(pos)
+    starts = sorted(set(starts))
     spans: list[tuple[int, int]] = []
     for k, s in enumerate(starts):
         e = starts[k + 1] if k + 1 < len(starts) else len(chunk)
