@@ -264,3 +264,16 @@ def test_a_bare_url_ends_at_full_width_and_quotation_punctuation(text: str, url:
     u = "https://news.test/solar"
     assert cited_urls(text.format(u=u)) == [url.format(u=u)]
     assert [c.url for s in parse_report(text.format(u=u)).sentences for c in s.citations] == [url.format(u=u)]
+
+
+def test_a_source_column_is_no_part_of_a_table_row_claim() -> None:
+    """Agents' tables end rows with a Source column: ``| Germany | 59 TWh | [IEA](url) |``. The link's label
+    was read as part of the row ("Germany | 59 TWh | IEA"); it names the source, as it would in prose. A label
+    that says something (``[59 TWh](url)``) stays."""
+    text = ("| Country | Solar 2023 | Source |\n|---|---|---|\n"
+            "| Germany | 59 TWh | [IEA](https://news.test/table) |\n"
+            "| Spain | 45 TWh | ([source](https://news.test/table)) |\n"
+            "| Italy | [31 TWh](https://news.test/table) | |\n")
+    rows = [s for s in parse_report(text).sentences if s.block == "table_row"]
+    assert [s.text for s in rows] == ["Germany | 59 TWh |", "Spain | 45 TWh |", "Italy | 31 TWh |"]
+    assert [[c.url for c in s.citations] for s in rows] == [["https://news.test/table"]] * 3

@@ -59,7 +59,7 @@ def is_source_label(sentence: str, anchor: Anchor) -> bool:
     if not _names_a_source(label):
         return False
     after = sentence[anchor.end:]
-    if not re.match(r"\s*(?:\[[^\]]*\]\s*)*(?:[,.;:!?)]|$)", after):
+    if not re.match(r"\s*(?:\[[^\]]*\]\s*)*(?:[,.;:!?)|]|$)", after):  # "|": a table cell ends
         return False
     before = sentence[: anchor.start].rstrip()
     if before.endswith("("):
@@ -82,7 +82,7 @@ _FILL = "\x01"
 _CITATION_GROUP = re.compile(r"\((?:[\s\x01,;&/|]|and\b)*\)|\[(?:[\s\x01,;&/|]|and\b)*\]")
 """A parenthesis or bracket holding only anchors and the separators between them."""
 _MARKER_LABEL = re.compile(r"\[\^?\d{1,4}(?:\s*[,\-–]\s*\d{1,4})*\]|\^?\d{1,4}(?:\s*[,\-–]\s*\d{1,4})*")
-_CLAUSE_END = re.compile(r"[\s\x01]*(?:[,.;:!?)\]]|$)")
+_CLAUSE_END = re.compile(r"[\s\x01]*(?:[,.;:!?)\]|]|$)")
 
 
 def _filled(sentence: str, anchors: Sequence[Anchor]) -> str:

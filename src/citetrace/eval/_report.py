@@ -223,8 +223,9 @@ def parse_report(text: str, url_map: Mapping[str, str] | None = None,
                                  key=lambda c: c.start))
             anchors = [_anchor(text, c, s, k) for k, c in enumerate(cites)]
             prose = block.kind in ("paragraph", "list")
+            table = block.kind.startswith("table")
             clean = (clean_claim_text(blank_anchors(masked[s:e], anchors)) if prose
-                     else _clean(masked[s:e], table=block.kind.startswith("table")))
+                     else _clean(blank_anchors(masked[s:e], anchors) if table else masked[s:e], table=table))
             if not clean and not cites:
                 continue
             needs, reason = classify(clean, block.kind, bool(cites))
