@@ -277,3 +277,10 @@ def test_a_source_column_is_no_part_of_a_table_row_claim() -> None:
     rows = [s for s in parse_report(text).sentences if s.block == "table_row"]
     assert [s.text for s in rows] == ["Germany | 59 TWh |", "Spain | 45 TWh |", "Italy | 31 TWh |"]
     assert [[c.url for c in s.citations] for s in rows] == [["https://news.test/table"]] * 3
+
+
+def test_a_marker_before_full_width_punctuation_leaves_no_space() -> None:
+    """"增长了24%[1]。": the blanked marker left "增长了24% 。" in the claim a judge reads (as it does not before a
+    full stop)."""
+    text = "全球太阳能装机容量在2024年增长了24%[1]。中国安装了277吉瓦[2]！\n\n[1] https://news.test/solar\n[2] https://news.test/cn\n"
+    assert [s.text for s in parse_report(text).sentences] == ["全球太阳能装机容量在2024年增长了24%。", "中国安装了277吉瓦！"]

@@ -139,7 +139,7 @@ def clean_claim_text(text: str) -> str:
         out = _ATTRIBUTION.sub("", out)
         out = re.sub(r"\(\s*[,;]?\s*\)", "", out)
     out = re.sub(r"\(\s+", "(", out)
-    out = re.sub(r"\s+([.,;:!?)])", r"\1", out)
+    out = re.sub(r"\s+([.,;:!?)。，、；：！？）])", r"\1", out)  # full-width marks too: "24% 。" read as a gap
     out = re.sub(r"([,;:])(?=[.,;:!?])", "", out)
     prev = None
     while prev != out:
