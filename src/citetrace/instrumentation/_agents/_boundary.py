@@ -81,7 +81,7 @@ from citetrace.capture._internal import CURRENT_RUN, attach_run, detach_run, fin
 from citetrace.instrumentation._agents import _abandon, _paused
 from citetrace.instrumentation._table_types import Switch, Wrap
 
-__all__ = ["Boundary", "Getter", "Piece", "agent_row", "boundary_wrapper", "in_agent", "text_of"]
+__all__ = ["Boundary", "Getter", "Piece", "agent_row", "boundary_wrapper", "in_agent", "offer_partial", "text_of"]
 
 Getter = Callable[[Any, tuple[Any, ...], dict[str, Any]], "str | None"]
 """``(instance, args, kwargs) -> str | None``; ``instance`` is None for plain functions."""
@@ -141,6 +141,27 @@ def text_of(value: Any) -> str | None:
     if value is None or isinstance(value, str):
         return value
     return str(value)
+
+
+# -- the answer streamed so far, offered by a framework object made inside the run ------------------------
+_partials: "weakref.WeakKeyDictionary[Run, Callable[[], str | None]]" = weakref.WeakKeyDictionary()
+_partials_lock = threading.Lock()
+
+
+def offer_partial(read: Callable[[], "str | None"]) -> None:
+    """``read()`` gives the current run's answer streamed so far (PydanticAI's ``StreamedRunResult``): used
+    at the run's end only if the invocation ends without error and without its final answer (a stream left
+    early), as a generator cut early records the text seen so far."""
+    run = CURRENT_RUN.get()
+    if run is not None:
+        with _partials_lock:
+            _partials[run] = read
+
+
+def _partial_of(run: Run) -> str | None:
+    with _partials_lock:
+        read = _partials.pop(run, None)
+    return None if read is None else _guard_answer(lambda _value: read(), None)
 
 
 # -- keyed runs (one run over several calls on one instance) ----------------------------------------------
@@ -257,6 +278,8 @@ class _Scope:
         if self.watched:
             _abandon.forget(self)
         run = self.run
+        if self.owned and exc is None and answer is None and _partials:
+            answer = _partial_of(run)
         if self.owned and exc is None and self.paused and self.thread is not None:
             _paused.park(self.thread, run)  # resumed by a later call on the thread, or ended by _paused
             return

@@ -10,6 +10,10 @@ The built-in search tools are plain library calls citetrace already wraps: ``tav
 downloads with its own httpx2 client, so ``WebFetchLocalTool.__call__`` is wrapped here: it returns
 ``{url, title, content}`` (or ``BinaryContent``) and raises ``ModelRetry`` naming the HTTP error (a 429 in
 it is ``rate_limited``). Patched on the class, so tools made after instrumenting are covered.
+
+``run_stream`` left early (the caller leaves ``async with`` before the final answer): ``AgentRun.result`` is
+never set, so the answer is the text the yielded ``StreamedRunResult`` has received (offered to the run when
+it is made, ``offer_partial``), as a generator cut early records the text seen so far.
 """
 
 from __future__ import annotations
@@ -19,9 +23,9 @@ from typing import Any
 from citetrace import names
 from citetrace.capture import ToolSpec
 from citetrace.instrumentation import _shapes
-from citetrace.instrumentation._agents._boundary import Boundary, text_of
+from citetrace.instrumentation._agents._boundary import Boundary, offer_partial, text_of
 from citetrace.instrumentation._agents._deferred import context_row
-from citetrace.instrumentation._table_types import Patch
+from citetrace.instrumentation._table_types import Patch, Switch, Wrap
 
 __all__ = ["ROWS", "BOUNDARY", "WEB_FETCH"]
 
@@ -53,11 +57,32 @@ def _fetched_text(result: Any) -> str | None:
     return content if isinstance(content, str) else None
 
 
+def _streamed_text(result: Any) -> str | None:
+    """The text parts of the response a ``StreamedRunResult`` has received so far."""
+    parts = getattr(getattr(result, "response", None), "parts", None) or ()
+    text = "".join(p.content for p in parts if type(p).__name__ == "TextPart" and isinstance(p.content, str))
+    return text or None
+
+
+def _offer_stream(switch: Switch) -> Any:
+    """``StreamedRunResult.__init__`` (made by ``run_stream`` inside the run): offer its text so far, which
+    the run records if the caller leaves the stream before the final answer."""
+
+    def wrapper(wrapped: Any, instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        result = wrapped(*args, **kwargs)
+        if switch.active:
+            offer_partial(lambda: _streamed_text(instance))
+        return result
+
+    return wrapper
+
+
 BOUNDARY = Boundary(agent=_agent, question=_question, answer=_answer, default_agent="pydantic-ai")
 WEB_FETCH = ToolSpec("pydantic_ai.web_fetch", names.TOOL_KIND_FETCH, url_from=_shapes.url_list_from(0, "url"),
                      result_text=_fetched_text, classify=_shapes.probe_classify, is_rate_limit=_shapes.rate_limited)
 
 ROWS = (
     context_row(DIST, "pydantic_ai.agent", "Agent.iter", BOUNDARY),
+    Wrap(DIST, "pydantic_ai.result", "StreamedRunResult.__init__", _offer_stream),
     Patch(DIST, "pydantic_ai.common_tools.web_fetch", "WebFetchLocalTool.__call__", WEB_FETCH, is_async=True),
 )
