@@ -116,9 +116,10 @@ def test_show_into_head_ends_cleanly(tmp_path: Path) -> None:
     assert err.read_text() == ""
 
 
-@pytest.mark.parametrize("value", ["-5", "0", "many"])
+@pytest.mark.parametrize("value", ["-5", "0", "many", "99999999999999999999999"])
 def test_runs_limit_must_be_a_positive_number(tmp_path: Path, value: str) -> None:
-    """`runs --limit -5` is an argument error, not a listing of every run."""
+    """`runs --limit -5` is an argument error, not a listing of every run; a limit past SQLite's 64-bit integers
+    is one too (it was an OverflowError traceback from the store)."""
     uri = _store_with_runs(tmp_path / "store.db", "r1", "r2")
     out = _citetrace("runs", "--store", uri, "--limit", value, cwd=tmp_path)
     assert out.returncode == 2 and "expected a whole number >= 1" in out.stderr and "r1" not in out.stdout

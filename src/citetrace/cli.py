@@ -45,6 +45,9 @@ class CommandError(Exception):
     """A problem with the user's input: printed as one line, exit status 2."""
 
 
+_MAX_WHOLE = 2**63 - 1  # SQLite's and PostgreSQL's largest integer: a larger --limit was an OverflowError traceback
+
+
 def _whole(raw: str, minimum: int) -> int:
     try:
         value = int(raw)
@@ -52,6 +55,8 @@ def _whole(raw: str, minimum: int) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number >= {minimum}, got {raw!r}") from None
     if value < minimum:
         raise argparse.ArgumentTypeError(f"expected a whole number >= {minimum}, got {raw!r}")
+    if value > _MAX_WHOLE:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= {minimum} and below 2**63, got {raw!r}")
     return value
 
 
