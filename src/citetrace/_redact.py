@@ -57,18 +57,21 @@ _KEY_SHAPES = re.compile(
     r"\b(?:sk-[A-Za-z0-9_\-]{8,}|[sr]k_(?:live|test)_[A-Za-z0-9]{8,}|tvly-[A-Za-z0-9_\-]{8,}|fc-[A-Za-z0-9]{16,}|"
     r"gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{30,}|"
     r"hf_[A-Za-z0-9]{30,}|xox[abpr]-[A-Za-z0-9\-]{10,}|"
-    r"eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]+)",
+    r"eyJ[A-Za-z0-9_\-]{10,}+\.[A-Za-z0-9_\-]{10,}+\.[A-Za-z0-9_\-]+)",
     re.IGNORECASE,
 )
 # A private key block, whole or cut off (a service-account JSON in an error message quotes one)
 _PEM = re.compile(r"-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----.*?(?:-----END \1PRIVATE KEY-----|\Z)", re.DOTALL)
 # The userinfo of a URL of any scheme in text (``postgresql://bob:pw@db``, ``redis://:pw@cache``, ``wss://``):
 # http(s) URLs in text go through redact_url; the others get only this
-_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^\s/?#@'\"<>]*@")
+_USERINFO = re.compile(r"(?i)(?<![\w+.\-])([a-z][a-z0-9+.\-]*+://)[^\s/?#@'\"<>]*+@")
 _AUTH_SCHEME = re.compile(r"(?i)\b(bearer|basic)(\s+)[A-Za-z0-9._~+/=\-]{6,}")
+# A name starts only where a word does (the lookbehind) and is taken whole (``*+``): a name could start anywhere
+# before, so one long token (a base64 body in an exception message) cost quadratic time: 40,000 letters took 27 s
 _NAMED_VALUE = re.compile(
-    r"(?i)([A-Za-z][\w.\-]*)([\"']?\s*[:=]\s*[\"']?)((?:bearer\s+|basic\s+|token\s+)?[^\s\"'&,;}\])]+)"
+    r"(?i)(?<![\w.\-])(\w[\w.\-]*+)([\"']?\s*[:=]\s*[\"']?)((?:bearer\s+|basic\s+|token\s+)?[^\s\"'&,;}\])]+)"
 )
+_CUT_MARGIN = 4096  # see redact_text(limit=)
 _NOT_A_NAME = ("error", "exception", "warning")  # "KeyError: 'x'" in a traceback names a class, not a secret
 
 # A cheap superset of the secret names and key shapes, searched in the lower-cased query and fragment only. It
@@ -266,13 +269,19 @@ def _redact_prose(text: str) -> str:
     return _NAMED_VALUE.sub(_named_value, text)
 
 
-def redact_text(text: str) -> str:
+def redact_text(text: str, limit: int | None = None) -> str:
     """Redact free text (an exception message or stack trace, a query, tool arguments): every URL in it as
-    ``redact_url`` does, key shapes, ``Bearer``/``Basic`` credentials and secret-named ``name=value`` pairs."""
+    ``redact_url`` does, key shapes, ``Bearer``/``Basic`` credentials and secret-named ``name=value`` pairs.
+
+    With a ``limit``, the result is cut to that many characters, after redaction; the text is first cut to
+    twice the limit plus a margin, so a 20 MB message (a response body quoted in an exception) costs what a
+    short one does, and only a secret that redaction shrank by more than the margin could bring the first cut
+    into view."""
+    if limit is not None and len(text) > 2 * limit + _CUT_MARGIN:
+        text = text[:2 * limit + _CUT_MARGIN]
     text = sink_safe(text)
-    if "://" not in text:
-        return _redact_prose(text)
-    return _map_urls(text, _redact_prose)
+    out = _redact_prose(text) if "://" not in text else _map_urls(text, _redact_prose)
+    return out if limit is None else out[:limit]
 
 
 def redact_report(text: str) -> str:
@@ -317,4 +326,4 @@ def redact_arguments(args: Sequence[Any], kwargs: dict[str, Any], limit: int, ar
     positional = [REDACTED if i < len(arg_names) and _secret_key(arg_names[i]) else _mask_names(v, 1)
                   for i, v in enumerate(args)]
     payload = {"args": positional, "kwargs": _mask_names(kwargs)}
-    return redact_text(json.dumps(payload, default=repr, ensure_ascii=False))[:limit]
+    return redact_text(json.dumps(payload, default=repr, ensure_ascii=False), limit)

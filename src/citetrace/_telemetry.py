@@ -92,7 +92,7 @@ class Hooks:
             self.logged.add(kind)
         if first:
             _log.warning("citetrace: %s failed (%s%s); counted, further ones are logged at debug", kind,
-                         type(exc).__name__ if exc else "", f": {redact_text(str(exc))}" if exc else message)
+                         type(exc).__name__ if exc else "", f": {redact_text(str(exc), 1000)}" if exc else message)
         _log.debug("citetrace: %s failed", kind, exc_info=exc)
         for listener in self.error_listeners.items:
             try:

@@ -43,8 +43,17 @@ def url_spans(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of every URL in ``text``, in order."""
     for match in _URL.finditer(text):
         start, end = match.span()
-        while end > start and (text[end - 1] in _TRAILING or (
-                text[end - 1] == ")" and text.count("(", start, end) < text.count(")", start, end))):
+        opens = closes = -1  # counted once, when a ")" is first met, then kept up to date (a run of ")" was quadratic)
+        while end > start:
+            last = text[end - 1]
+            if last == ")":
+                if opens < 0:
+                    opens, closes = text.count("(", start, end), text.count(")", start, end)
+                if opens >= closes:
+                    break
+                closes -= 1
+            elif last not in _TRAILING:
+                break
             end -= 1
         if end - start > _MIN:
             yield start, end

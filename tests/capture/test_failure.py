@@ -76,3 +76,27 @@ def test_the_logged_warning_of_a_swallowed_failure_is_redacted(caplog: pytest.Lo
     warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert any("store_write failed" in w for w in warnings)
     assert all("tok-3141" not in w and "k-2718" not in w for w in warnings)
+
+
+@traced_tool(kind="fetch")
+def read_huge_error(url: str, message: str) -> str:
+    """A read whose library put a whole response body in its exception message."""
+    raise RuntimeError(message)
+
+
+@pytest.mark.timeout(60)  # before the bound, redacting this message took hours (the agent's thread stalled)
+def test_a_huge_exception_message_is_bounded_on_the_span_and_does_not_stall_the_agent() -> None:
+    """A 20 MB exception message (a base64 body, one long token) costs the agent no stall and the export no
+    413: the exception event's message and stack trace are cut (after redaction, with a secret in the kept part
+    masked), and the agent gets the very same exception."""
+    message = "upload failed api_key=k-77x " + "QUJD" * 5_000_000
+    with capture_spans() as cap:
+        with pytest.raises(RuntimeError) as raised:
+            read_huge_error("https://a.example/x", message)
+    assert str(raised.value) == message
+    (span,) = cap.spans
+    (event,) = span.events
+    shown = str(event.attributes[names.EXCEPTION_MESSAGE])  # type: ignore[index]
+    trace = str(event.attributes[names.EXCEPTION_STACKTRACE])  # type: ignore[index]
+    assert shown.startswith("upload failed api_key=REDACTED QUJD") and "k-77x" not in shown + trace
+    assert len(shown) <= 8192 and len(trace) <= 32768

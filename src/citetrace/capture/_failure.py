@@ -18,12 +18,16 @@ from citetrace._redact import redact_text
 __all__ = ["record_failure"]
 
 _STATUS_CHARS = 200
+MESSAGE_CHARS = 8192
+"""``exception.message`` is cut here (after redaction): a library may quote a whole response body."""
+STACKTRACE_CHARS = 32768
+"""``exception.stacktrace`` is cut here (after redaction); chained causes and groups included."""
 
 
 def record_failure(span: Span, exc: BaseException, error_type: str | None) -> None:
-    """Add the ``exception`` event (redacted); with an ``error_type``, also set the ERROR status, redacted."""
-    message = redact_text(str(exc))
-    stacktrace = redact_text("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+    """Add the ``exception`` event (redacted and bounded); with an ``error_type``, also set the ERROR status."""
+    message = redact_text(str(exc), MESSAGE_CHARS)
+    stacktrace = redact_text("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)), STACKTRACE_CHARS)
     span.record_exception(exc, attributes={names.EXCEPTION_MESSAGE: message, names.EXCEPTION_STACKTRACE: stacktrace})
     if error_type is not None:
         span.set_status(Status(StatusCode.ERROR, f"{error_type}: {message}"[:_STATUS_CHARS]))

@@ -124,7 +124,7 @@ def _shown(args: Sequence[Any], kwargs: Mapping[str, Any], skip_self: bool) -> s
 
     parts = [repr(a) for a in (args[1:] if skip_self else args)] + [f"{k}={v!r}" for k, v in kwargs.items()
                                                                    if k != "tool_call_id"]
-    return redact_text(", ".join(parts))[:300]
+    return redact_text(", ".join(parts), 300)
 
 
 def _returning(outcome: Any, is_async: bool, observed: Any = None) -> Callable[..., Any]:
@@ -188,7 +188,7 @@ def _why(run_id: str, exc: Exception) -> str:
 
     if isinstance(exc, ValueError) and str(exc).startswith("no run "):
         return str(exc)
-    return f"run {run_id} could not be read from the store ({type(exc).__name__}: {redact_text(str(exc))[:200]})"
+    return f"run {run_id} could not be read from the store ({type(exc).__name__}: {redact_text(str(exc), 200)})"
 
 
 @contextmanager
