@@ -6,6 +6,11 @@ drives ``run`` on a loop, so the two rows cover all three. ``run_streamed`` retu
 does (drained or not), with ``final_output``, or with the error the SDK stored for ``stream_events`` to
 raise. ``agent.as_tool()`` calls ``Runner.run`` inside a tool, inside the outer run, so it joins it.
 The answer is ``final_output`` (a structured ``output_type`` is read through ``str()``).
+
+Tool approvals (``function_tool(needs_approval=True)``): the run returns with ``interruptions`` and no
+output; the application approves on ``result.to_state()`` and passes that state to ``Runner.run`` again. That
+is one run (``_paused``): parked on the first pending approval item, which ``to_state()`` carries over as the
+same object, and continued by the call whose input is that state.
 """
 
 from __future__ import annotations
@@ -53,7 +58,23 @@ def _stored_error(result: Any) -> BaseException | None:
     return error if isinstance(error, BaseException) else None
 
 
-BOUNDARY = Boundary(agent=_agent, question=_question, answer=_answer, default_agent="openai-agents")
+def _pending_approval(result: Any) -> tuple[Any, str] | None:
+    """A result that stopped for tool approvals: (its first pending approval item, "")."""
+    pending = getattr(result, "interruptions", None)
+    return (pending[0], "") if isinstance(pending, list) and pending else None
+
+
+def _resumed_approval(instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, str] | None:
+    """A ``RunState`` as the input: the approval item it resumes (the same object the result held)."""
+    value = args[1] if len(args) > 1 else kwargs.get("input")
+    if type(value).__name__ != "RunState":
+        return None
+    pending = getattr(getattr(value, "_current_step", None), "interruptions", None)
+    return (pending[0], "") if isinstance(pending, list) and pending else None
+
+
+BOUNDARY = Boundary(agent=_agent, question=_question, answer=_answer, default_agent="openai-agents",
+                    pauses_on=_pending_approval, thread=_resumed_approval, resumes=lambda *_: True)
 STREAMED = Later(BOUNDARY, done=lambda result: result.run_loop_task, failure=_stored_error)
 
 ROWS = (
