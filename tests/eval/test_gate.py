@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -82,6 +85,21 @@ def test_kappa_and_wilson_known_values() -> None:
     assert (round(lo, 4), round(hi, 4)) == (0.0552, 0.1744)
     assert wilson(0, 0) is None
     assert confusion(["a", "b", "b"], ["a", "a", "b"], ["a", "b"]) == [[1, 0], [1, 1]]
+
+
+def test_kappa_is_the_same_in_every_process() -> None:
+    """Cohen's kappa does not depend on the order a set of categories iterates in (str hashing is salted per
+    process): two judge-eval runs over the same labels print the same figure, to the last digit. These labels'
+    chance agreement sums to 0.2248520710059172 in some category orders and 0.22485207100591717 in others."""
+    a = "U S C S A A A A P S A S A".split()
+    b = "A U S A C P U S C S S S U".split()
+    code = f"from citetrace.eval import cohen_kappa; print(repr(cohen_kappa({a!r}, {b!r})))"
+    seen = set()
+    for seed in range(12):
+        env = {**os.environ, "PYTHONHASHSEED": str(seed)}
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+        seen.add(out.stdout.strip())
+    assert len(seen) == 1, seen
 
 
 UNSEARCHED = GOOD.replace("[2].", "[2]. Wages rose 3.1 percent [4].") + "[4] https://jobs.example/2024/march\n"

@@ -9,6 +9,7 @@ judge-vs-human agreement can be shown next to the human-human ceiling.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
@@ -71,8 +72,10 @@ def cohen_kappa(a: Sequence[str], b: Sequence[str]) -> float | None:
         raise ValueError("kappa needs two non-empty labellings of equal length")
     n = len(a)
     observed = sum(1 for x, y in zip(a, b) if x == y) / n
-    cats = set(a) | set(b)
-    expected = sum((list(a).count(c) / n) * (list(b).count(c) / n) for c in cats)
+    # fsum over sorted categories: a plain sum over a set depends on the set's order, which str hashing salts
+    # per process, so two runs over the same labels printed kappas that differed in their last digit
+    count_a, count_b = Counter(a), Counter(b)
+    expected = math.fsum((count_a[c] / n) * (count_b[c] / n) for c in sorted(set(count_a) | set(count_b)))
     return None if expected == 1.0 else (observed - expected) / (1 - expected)
 
 
