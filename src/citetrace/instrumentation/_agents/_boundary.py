@@ -34,7 +34,7 @@ API for framework modules (each one is a few getters and a ``ROWS`` tuple)::
   resumed by a later call (LangGraph's ``interrupt()`` with a checkpointer). A call on a thread that yields
   an item ``paused`` recognises is parked open instead of ended (``_paused``); the next top-level call on
   that thread continues the same run if it ``resumes``, else the parked run ends and a new one starts.
-- ``pauses_on(result) -> (owner, key) | None``: the same for frameworks whose call *returns* paused (the
+- ``pauses_on(instance, result) -> (owner, key) | None``: the same for frameworks whose call *returns* paused (the
   OpenAI Agents SDK's tool approvals: ``result.interruptions``): the run is parked on what the result says,
   and ``thread`` finds it from the resuming call's input.
 - ``failed(instance) -> BaseException | None``: a call that returned (or a stream that ended) but failed by
@@ -122,7 +122,7 @@ class Boundary:
     paused: Callable[[Any], bool] | None = None
     resumes: Callable[[Any, tuple[Any, ...], dict[str, Any]], bool] | None = None
     failed: Callable[[Any], BaseException | None] | None = None
-    pauses_on: Callable[[Any], "_paused.Thread | None"] | None = None
+    pauses_on: Callable[[Any, Any], "_paused.Thread | None"] | None = None
 
     def __post_init__(self) -> None:
         if not self.default_agent.strip():
@@ -304,10 +304,10 @@ class _Scope:
             _kept_run(self.instance, pop=True)
         finish_run(run, exc if exc is not None else self._failed())
 
-    def _pauses_on(self, read: Callable[[Any], "_paused.Thread | None"], result: Any) -> None:
+    def _pauses_on(self, read: Callable[[Any, Any], "_paused.Thread | None"], result: Any) -> None:
         """The call returned paused (waiting for approval): park the run on the thread the result names."""
         try:
-            thread = read(result)
+            thread = read(self.instance, result)
         except Exception as err:  # noqa: BLE001
             _telemetry.count_error("capture", err)
             return

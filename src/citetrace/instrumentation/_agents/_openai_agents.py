@@ -58,7 +58,7 @@ def _stored_error(result: Any) -> BaseException | None:
     return error if isinstance(error, BaseException) else None
 
 
-def _pending_approval(result: Any) -> tuple[Any, str] | None:
+def _pending_approval(runner: Any, result: Any) -> tuple[Any, str] | None:
     """A result that stopped for tool approvals: (its first pending approval item, "")."""
     pending = getattr(result, "interruptions", None)
     return (pending[0], "") if isinstance(pending, list) and pending else None

@@ -11,6 +11,11 @@ downloads with its own httpx2 client, so ``WebFetchLocalTool.__call__`` is wrapp
 ``{url, title, content}`` (or ``BinaryContent``) and raises ``ModelRetry`` naming the HTTP error (a 429 in
 it is ``rate_limited``). Patched on the class, so tools made after instrumenting are covered.
 
+Deferred tools (``requires_approval=True``, or ``CallDeferred``): the run ends with a
+``DeferredToolRequests`` output; the application runs the agent again with ``message_history`` and
+``deferred_tool_results``. That is one run (``_paused``), keyed on the agent and the smallest pending tool
+call id, which the results name again; the ``DeferredToolRequests`` is not an answer.
+
 ``run_stream`` left early (the caller leaves ``async with`` before the final answer): ``AgentRun.result`` is
 never set, so the answer is the text the yielded ``StreamedRunResult`` has received (offered to the run when
 it is made, ``offer_partial``), as a generator cut early records the text seen so far.
@@ -77,7 +82,33 @@ def _offer_stream(switch: Switch) -> Any:
     return wrapper
 
 
-BOUNDARY = Boundary(agent=_agent, question=_question, answer=_answer, default_agent="pydantic-ai")
+def _deferred_ids(value: Any) -> list[str]:
+    """The tool call ids a ``DeferredToolRequests`` (its ``approvals``/``calls``) or a ``DeferredToolResults``
+    (its ``approvals``/``calls`` maps) names."""
+    ids: list[str] = []
+    for field in ("approvals", "calls"):
+        entries = getattr(value, field, None) or ()
+        ids += [str(e) if isinstance(e, str) else str(getattr(e, "tool_call_id", "")) for e in entries]
+    return [i for i in ids if i]
+
+
+def _waiting(agent: Any, agent_run: Any) -> tuple[Any, str] | None:
+    """A run that ended asking for deferred tool results: (the agent, its smallest pending call id)."""
+    output = getattr(getattr(agent_run, "result", None), "output", None)
+    if type(output).__name__ != "DeferredToolRequests":
+        return None
+    ids = _deferred_ids(output)
+    return (agent, min(ids)) if ids else None
+
+
+def _continuing(instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, str] | None:
+    """A call given ``deferred_tool_results``: (this agent, the smallest call id they answer)."""
+    ids = _deferred_ids(kwargs.get("deferred_tool_results"))
+    return (instance, min(ids)) if ids else None
+
+
+BOUNDARY = Boundary(agent=_agent, question=_question, answer=_answer, default_agent="pydantic-ai",
+                    pauses_on=_waiting, thread=_continuing, resumes=lambda *_: True)
 WEB_FETCH = ToolSpec("pydantic_ai.web_fetch", names.TOOL_KIND_FETCH, url_from=_shapes.url_list_from(0, "url"),
                      result_text=_fetched_text, classify=_shapes.probe_classify, is_rate_limit=_shapes.rate_limited)
 
