@@ -15,36 +15,25 @@ import pytest
 from agents import Agent, Runner, function_tool, set_tracing_disabled
 from agents.testing import ScriptedModel, assistant_message, function_call
 
-from citetrace import traced_tool
 from citetrace.instrumentation import CiteTraceInstrumentor
 from citetrace.instrumentation._agents import _paused
 from citetrace.testing import Captured
 
+from ._approvals import ANSWER, PAGE, fetch, search
+
 set_tracing_disabled(True)  # the SDK's own tracing exports to OpenAI; there is no network here
-PAGE = "https://a.example/solar"
-ANSWER = f"Solar grew 24 percent [1]({PAGE})."
-
-
-@traced_tool(kind="search")
-def _search(query: str) -> list[dict[str, str]]:
-    return [{"url": PAGE, "title": "Solar"}]
-
-
-@traced_tool(kind="fetch")
-def _fetch(url: str) -> str:
-    return "Solar capacity grew 24 percent in 2024, the bureau says. " * 4
 
 
 @function_tool
 def web_search(query: str) -> str:
     """Search the web."""
-    return str(_search(query))
+    return str(search(query))
 
 
 @function_tool(needs_approval=True)
 def read_page(url: str) -> str:
     """Read a page (a human approves each read)."""
-    return _fetch(url)
+    return fetch(url)
 
 
 def _agent() -> Agent[Any]:

@@ -18,23 +18,13 @@ from pydantic_ai import Agent, DeferredToolRequests, DeferredToolResults
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from citetrace import _telemetry, traced_tool
+from citetrace import _telemetry
 from citetrace.instrumentation import CiteTraceInstrumentor
 from citetrace.instrumentation._agents import _paused
 from citetrace.testing import Captured
 
-PAGE = "https://a.example/solar"
-ANSWER = f"Solar grew 24 percent [1]({PAGE})."
+from ._approvals import ANSWER, PAGE, fetch, search
 
-
-@traced_tool(kind="search")
-def _search(query: str) -> list[dict[str, str]]:
-    return [{"url": PAGE, "title": "Solar"}]
-
-
-@traced_tool(kind="fetch")
-def _fetch(url: str) -> str:
-    return "Solar capacity grew 24 percent in 2024, the bureau says. " * 4
 
 
 def _agent() -> Agent[None, Any]:
@@ -52,12 +42,12 @@ def _agent() -> Agent[None, Any]:
     @agent.tool_plain
     def web_search(query: str) -> str:
         """Search the web."""
-        return str(_search(query))
+        return str(search(query))
 
     @agent.tool_plain(requires_approval=True)
     def read_page(url: str) -> str:
         """Read a page (a human approves each read)."""
-        return _fetch(url)
+        return fetch(url)
 
     return agent
 
