@@ -31,6 +31,7 @@ from citetrace._urlfind import url_spans
 
 __all__ = [
     "REDACTED",
+    "SPAN_CONTENT_CHARS",
     "is_secret_name",
     "mask_key_shapes",
     "redact_url",
@@ -42,6 +43,10 @@ __all__ = [
 ]
 
 REDACTED = "REDACTED"
+SPAN_CONTENT_CHARS = 262_144
+"""Captured content on a span (the answer, the question, a query) is cut here, after redaction: one 20 MB answer
+made its batch's OTLP export a 413 (serve's 16 MiB cap, a collector's 4 MiB), losing the other runs in the
+batch. The store keeps the whole text; ``citetrace.answer.hash`` is the hash of the whole answer."""
 
 _WORDS = (
     r"key|apikey|token|auth|authorization|secret|password|passwd|pwd|signature|sig|credential|credentials|"
@@ -284,10 +289,14 @@ def redact_text(text: str, limit: int | None = None) -> str:
     return out if limit is None else out[:limit]
 
 
-def redact_report(text: str) -> str:
+def redact_report(text: str, limit: int | None = None) -> str:
     """A report or answer as it may be shown and stored: its URLs redacted as ``redact_url`` does (so a cited URL
-    still meets the stored page), key shapes masked, and the prose otherwise verbatim."""
-    return _map_urls(sink_safe(text), mask_key_shapes)
+    still meets the stored page), key shapes masked, and the prose otherwise verbatim; cut to ``limit``
+    characters after redaction, the text first cut as ``redact_text`` does."""
+    if limit is not None and len(text) > 2 * limit + _CUT_MARGIN:
+        text = text[:2 * limit + _CUT_MARGIN]
+    out = _map_urls(sink_safe(text), mask_key_shapes)
+    return out if limit is None else out[:limit]
 
 
 def _secret_key(key: Any) -> bool:

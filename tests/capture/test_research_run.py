@@ -187,6 +187,32 @@ def test_bad_arguments_raise() -> None:
                 run.record_answer(None)  # type: ignore[arg-type]
 
 
+@traced_tool(kind="search")
+def _search_for(query: str) -> list[dict[str, str]]:
+    """A search that returns nothing."""
+    return []
+
+
+def test_captured_content_is_bounded_on_spans_and_whole_in_the_store() -> None:
+    """With capture on, a 2 MB answer, question and query go onto the spans cut at 256 Ki characters (a 20 MB
+    answer made the batch's export a 413, losing the other runs in it); the store keeps the whole answer."""
+    from citetrace._redact import SPAN_CONTENT_CHARS
+
+    big = "Solar grew 24 percent [1]. " * 80_000 + "\n\n[1] https://a.example/1\n"
+    with capture_spans(capture_content=True) as cap:
+        with research_run("why? " * 400_000, agent="a") as run:
+            _search_for("solar " * 400_000)
+            run.record_answer(big)
+    attrs = cap.run_spans()[0].attributes or {}
+    (tool,) = cap.tool_spans()
+    assert len(str(attrs[names.ANSWER_TEXT])) == SPAN_CONTENT_CHARS == 262_144
+    assert len(str(attrs[names.RUN_QUESTION])) == SPAN_CONTENT_CHARS
+    assert len(str((tool.attributes or {})[names.QUERY_TEXT])) == SPAN_CONTENT_CHARS
+    assert str(attrs[names.ANSWER_TEXT]) == big[:SPAN_CONTENT_CHARS]
+    record = cap.store.get_run(run.id)
+    assert record is not None and record.answer == big
+
+
 def test_call_records_keep_redacted_urls() -> None:
     """The store's call records hold the same redacted, capped URL list as the span."""
 

@@ -19,7 +19,7 @@ from opentelemetry.instrumentation.utils import is_instrumentation_enabled
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
 from citetrace import names
-from citetrace._redact import redact_arguments, redact_text, redact_url, redact_urls
+from citetrace._redact import SPAN_CONTENT_CHARS, redact_arguments, redact_text, redact_url, redact_urls
 from citetrace._urls import host_of
 from citetrace import _telemetry
 from citetrace.capture import _binary, _extract, _pdf, _redirects, _replay
@@ -155,7 +155,7 @@ class _Call:
             if query is not None:
                 self.qhash = attrs[names.QUERY_HASH] = _extract.query_hash(query)
                 if settings.capture_content:
-                    attrs[names.QUERY_TEXT] = redact_text(query)
+                    attrs[names.QUERY_TEXT] = redact_text(query, SPAN_CONTENT_CHARS)
         else:
             url = spec.url_from(args, kwargs) if spec.url_from else None
             if url is None:

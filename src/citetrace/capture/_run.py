@@ -20,7 +20,7 @@ from opentelemetry import trace
 from opentelemetry.trace import Span, SpanKind
 
 from citetrace import names
-from citetrace._redact import redact_report, redact_url
+from citetrace._redact import SPAN_CONTENT_CHARS, redact_report, redact_url
 from citetrace._urls import url_key
 from citetrace.capture._citations import cited_urls
 from citetrace import _telemetry
@@ -208,7 +208,7 @@ class Run:
                 if text is not None:
                     attrs[names.ANSWER_HASH] = content_hash(text)
                     if _telemetry.current().settings.capture_content:
-                        attrs[names.ANSWER_TEXT] = redact_report(text)
+                        attrs[names.ANSWER_TEXT] = redact_report(text, SPAN_CONTENT_CHARS)
                 self.span.set_attributes(attrs)
         except Exception as exc:  # noqa: BLE001
             _telemetry.count_error("capture", exc)
@@ -310,7 +310,7 @@ def start_run(question: str | None, agent: str, *, deferred: bool = False) -> Ru
             names.GEN_AI_AGENT_NAME: agent,
         }
         if settings.capture_content and question:
-            attrs[names.RUN_QUESTION] = redact_report(question)
+            attrs[names.RUN_QUESTION] = redact_report(question, SPAN_CONTENT_CHARS)
         replaying = _replay.current()
         if replaying is not None:
             attrs[names.RUN_REPLAY_OF] = replaying.run_id
