@@ -205,6 +205,19 @@ def test_link_refuses_one_record_on_both_sides(ledger: Ledger) -> None:
         ledger.link(cid, contradicts=[sup])
 
 
+def test_one_id_where_a_list_of_ids_goes_is_refused_naming_it(ledger: Ledger) -> None:
+    """``link(c, supports="e1")`` (a careless user's one id) is refused saying a list is wanted: it was read
+    letter by letter and refused as "unknown evidence id 'e'"."""
+    sup, _ = _evidence(ledger)
+    cid = ledger.add_claim("Acme supports SSO.")
+    for call in (lambda: ledger.link(cid, supports=sup), lambda: ledger.link(cid, contradicts=sup),
+                 lambda: ledger.verify(cid, "verified", evidence=sup), lambda: ledger.add_question("q", depends_on="q1")):
+        with pytest.raises(LedgerError, match=r"expects a list of ids, got the string 'e1'|got the string 'q1'"):
+            call()
+    ledger.link(cid, supports=[sup])
+    assert list(ledger.claim(cid).supports) == [sup]
+
+
 def test_restart_persistence_reopens_and_continues(fetched: Store) -> None:
     """Ledger.open re-reads everything from the store and continues with fresh ids and the same rules."""
     first = Ledger(RUN, store=fetched)

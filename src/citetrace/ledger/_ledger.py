@@ -152,7 +152,7 @@ class Ledger:
     def add_question(self, text: str, depends_on: Iterable[str] = ()) -> str:
         """Add a sub-question (``open``); ``depends_on`` names earlier sub-questions."""
         text = _text(text, "question")
-        deps = tuple(depends_on)
+        deps = _ids(depends_on, "add_question(depends_on=...)")
         with self._lock:
             for dep in deps:
                 self._row(self._state.questions, dep, "sub-question")
@@ -279,6 +279,7 @@ class Ledger:
     @_serialised
     def link(self, cid: str, supports: Sequence[str] = (), contradicts: Sequence[str] = ()) -> None:
         """Attach evidence to a claim. Contradicting evidence is kept like any other; links never change status."""
+        supports, contradicts = _ids(supports, "link(supports=...)"), _ids(contradicts, "link(contradicts=...)")
         with self._lock:
             row = dict(self._row(self._state.claims, cid, "claim"))
             self._check_links(cid, row, supports, contradicts)
@@ -294,6 +295,7 @@ class Ledger:
         Returns the new status (``contested`` when this verdict completes the flips). IllegalTransition on a
         forbidden move; LedgerError when a decisive verdict has no live evidence of its side.
         """
+        evidence = _ids(evidence, "verify(evidence=...)")
         with self._lock:
             row = dict(self._row(self._state.claims, cid, "claim"))
             state = apply_verdict(cid, _state_of(row), verdict, contested_after=self.contested_after)
@@ -434,6 +436,14 @@ def is_unresolved(claim: Claim) -> bool:
 
 def _state_of(row: dict[str, Any]) -> ClaimState:
     return ClaimState(row["status"], int(row["pass"]), row["pass_reason"], row["last_decisive"], int(row["flips"]))
+
+
+def _ids(value: Iterable[str], what: str) -> tuple[str, ...]:
+    """Ids passed where a list of them goes. A lone string is refused naming it: iterated, ``"e1"`` became the
+    ids ``"e"`` and ``"1"``, refused as an unknown id the caller never wrote."""
+    if isinstance(value, str):
+        raise LedgerError(f"{what} expects a list of ids, got the string {value!r} (write [{value!r}])")
+    return tuple(value)
 
 
 def _merged(current: Sequence[str], extra: Sequence[str]) -> list[str]:
