@@ -8,7 +8,9 @@ import subprocess
 import sys
 import threading
 
-from _stopping import STOP_BOUND_S, clean_env
+import pytest
+
+from _stopping import STOP_BOUND_S, STOP_SIGNALS, clean_env, default_stop_signals
 from citetrace._stopsignals import StopSignals
 
 _STUCK_STOP = """
@@ -20,6 +22,19 @@ with StopSignals("stuck") as stop:
     print("stopping", stop.name, flush=True)
     time.sleep(120)  # a stop that never ends
 """
+
+
+@pytest.fixture(autouse=True)
+def _default_dispositions() -> object:
+    """The stop signals at their defaults in this process for each test (a test run under ``nohup`` ignores
+    SIGHUP, which StopSignals rightly leaves alone), put back afterwards."""
+    before = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
+    for sig in STOP_SIGNALS:
+        if before[sig] == signal.SIG_IGN:
+            signal.signal(sig, signal.SIG_DFL)
+    yield
+    for sig, handler in before.items():
+        signal.signal(sig, handler)
 
 
 def test_the_first_stop_signal_ends_wait_and_handlers_are_restored() -> None:
@@ -58,7 +73,7 @@ def test_request_from_another_thread_ends_wait() -> None:
 def test_a_second_signal_during_a_stuck_stop_exits_at_once() -> None:
     """Ctrl-C twice: the second one exits 130 at once with one line, whatever the stop is doing."""
     proc = subprocess.Popen([sys.executable, "-c", _STUCK_STOP], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=clean_env())
+                            text=True, env=clean_env(), preexec_fn=default_stop_signals)
     try:
         assert proc.stdout is not None
         assert proc.stdout.readline() == "ready\n"
