@@ -539,3 +539,26 @@ def test_suppressed_instrumentation_makes_a_straight_call(how: str) -> None:
         assert cap.spans == []
         web_search("loud")
     assert [s.name for s in cap.spans] == ["execute_tool web_search"]
+
+
+def test_a_misspelt_query_or_url_argument_is_refused_at_decoration() -> None:
+    """``query_arg="qeury"`` (a careless user's typo) names no parameter: refused when the tool is defined,
+    naming the parameters it has; it was accepted, and no call ever recorded its query. A tool taking
+    ``**kwargs`` may get any name, and non-str names and descriptions are refused too."""
+    with pytest.raises(ValueError, match=r"traced_tool\(query_arg='qeury'\): web_lookup has no parameter 'qeury' "
+                                         r"\(it has: text, limit\)"):
+        @traced_tool(kind="search", query_arg="qeury")
+        def web_lookup(text: str, limit: int = 5) -> list[str]:
+            return []
+    with pytest.raises(ValueError, match=r"url_arg='link'"):
+        @traced_tool(kind="fetch", url_arg="link")
+        def open_page(address: str) -> str:
+            return ""
+
+    @traced_tool(kind="search", query_arg="text")
+    def lookup(**options: object) -> list[str]:
+        return []
+
+    for bad in ({"name": 5}, {"description": 5}, {"query_arg": 5}, {"url_arg": b"url"}):
+        with pytest.raises(TypeError, match="must be a str"):
+            traced_tool(kind="fetch", **bad)  # type: ignore[call-overload]

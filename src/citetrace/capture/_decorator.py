@@ -88,6 +88,20 @@ def _takes_self(fn: Callable[..., Any]) -> bool:
     return bool(params) and params[0] in ("self", "cls")
 
 
+def _check_parameter(fn: Callable[..., Any], option: str, given: str) -> None:
+    """``query_arg=``/``url_arg=`` must name a parameter of the tool (unless it takes ``**kwargs``): a typo was
+    accepted, and no call ever recorded its query or URL."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return  # a builtin or an odd callable: nothing to check against
+    if given in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return
+    shown = ", ".join(p for p in params if p not in ("self", "cls")) or "none"
+    label = getattr(fn, "__name__", type(fn).__name__)
+    raise ValueError(f"traced_tool({option}={given!r}): {label} has no parameter {given!r} (it has: {shown})")
+
+
 def _positional_names(fn: Callable[..., Any], skip_self: bool) -> tuple[str, ...]:
     """The names of the parameters a positional argument can fill, ``self``/``cls`` left out when the call's
     first argument is skipped; empty when the signature cannot be read."""
@@ -140,6 +154,9 @@ def traced_tool(
     for hook_name, hook in (("classify", classify), ("extract_urls", extract_urls)):
         if hook is not None and not callable(hook):
             raise TypeError(f"traced_tool({hook_name}=...) must be callable, got {type(hook).__name__}")
+    for option, given in (("name", name), ("query_arg", query_arg), ("url_arg", url_arg), ("description", description)):
+        if given is not None and not isinstance(given, str):
+            raise TypeError(f"traced_tool({option}=...) must be a str, got {type(given).__name__}")
 
     def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
         if isinstance(func, (staticmethod, classmethod)):  # either order with @classmethod/@staticmethod
@@ -151,6 +168,9 @@ def traced_tool(
         return _wrap(func, _spec(func, skip_self=_takes_self(func)))
 
     def _spec(target: Callable[..., Any], *, skip_self: bool) -> ToolSpec:
+        for option, given in (("query_arg", query_arg), ("url_arg", url_arg)):
+            if given is not None:
+                _check_parameter(target, option, given)
         return ToolSpec(
             name=name or str(getattr(target, "__name__", None) or type(target).__name__),
             kind=kind,
