@@ -38,7 +38,8 @@ def test_code_is_secret_in_urls_only() -> None:
     "sk_live_51HqT9xLk2mN8pQ4rS6tU0vW", "rk_live_51HqT9xLk2mN8pQ4rS6tU0vW",
     "github_pat_11ABCDEFG0123456789abc_defghijklmnopqrstuvw", "AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q",
     "hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh", "xoxb-123456789012-1234567890123-AbCdEfGh", "xoxp-1234567890-abcdef",
-    "ASIAZ7Q2M4N6P8R0T2V4",
+    "ASIAZ7Q2M4N6P8R0T2V4", "xapp-1-A0123456789-1234567890123-abcdef", "whsec_AbCdEfGhIjKlMnOpQrStUvWx",
+    "ya29.a0AfH6SMBxYzAbCdEfGhIjKlMnOp", "glpat-AbCdEfGhIjKlMnOpQrSt", "npm_" + "Ab1" * 12,
 ])
 def test_new_key_shapes_are_masked_anywhere(key: str) -> None:
     """Stripe, fine-grained GitHub, Google, Hugging Face, Slack and AWS session keys are masked in text and URLs."""
@@ -104,7 +105,8 @@ def test_the_tail_hint_is_a_superset_of_every_secret_name_and_key_shape() -> Non
     from citetrace._redact import _TAIL_HINT, _WORDS
 
     shapes = ["sk-", "sk_live_", "sk_test_", "rk_live_", "rk_test_", "tvly-", "fc-", "ghp_", "gho_", "ghu_", "ghs_",
-              "ghr_", "github_pat_", "akia", "asia", "aiza", "hf_", "xoxa-", "xoxb-", "xoxp-", "xoxr-", "eyj", "code"]
+              "ghr_", "github_pat_", "akia", "asia", "aiza", "hf_", "xoxa-", "xoxb-", "xoxp-", "xoxr-", "eyj", "code",
+              "xapp-", "whsec_", "ya29.", "glpat-", "npm_"]
     for word in _WORDS.split("|") + shapes:
         assert _TAIL_HINT.search(word.lower()) is not None, word
 
@@ -220,3 +222,11 @@ def test_arguments_mask_pairs_har_headers_cookies_and_named_positionals() -> Non
 def test_free_text_redaction_is_linear_in_long_tokens(text: str) -> None:
     """One long token (a base64 body, a dotted run, a JWT-like prefix repeated) is redacted in linear time."""
     assert redact_text(text)
+
+
+def test_a_name_never_starts_with_a_digit() -> None:
+    """In text (and in a URL too broken to parse), ``1:8080/?accessToken=1`` is not the name "1" with the value
+    "8080/?accessToken=1": that read hid the secret name behind it (the shared URL vector caught it)."""
+    assert redact_url("//[::1:8080/x?accessToken=1&ClientSecret=2") == (
+        "//[::1:8080/x?accessToken=REDACTED&ClientSecret=REDACTED")
+    assert redact_text("retry 3:token=abc123") == "retry 3:token=REDACTED"

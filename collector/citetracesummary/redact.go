@@ -27,9 +27,10 @@ var (
 	// keyShapes is _KEY_SHAPES without its leading \b, which keyShapeSub checks the Python way.
 	keyShapes = regexp.MustCompile(`\A(?i:sk-[A-Za-z0-9_\-]{8,}|[sr]k_(?:live|test)_[A-Za-z0-9]{8,}|tvly-[A-Za-z0-9_\-]{8,}|fc-[A-Za-z0-9]{16,}|` +
 		`gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|(?:AKIA|ASIA)[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{30,}|` +
-		`hf_[A-Za-z0-9]{30,}|xox[abpr]-[A-Za-z0-9\-]{10,}|` +
+		`hf_[A-Za-z0-9]{30,}|xox[abpr]-[A-Za-z0-9\-]{10,}|xapp-[A-Za-z0-9\-]{10,}|whsec_[A-Za-z0-9]{20,}|` +
+		`ya29\.[A-Za-z0-9_\-]{20,}|glpat-[A-Za-z0-9_\-]{20,}|npm_[A-Za-z0-9]{36}|` +
 		`eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]+)`)
-	keyShapeStart = regexp.MustCompile(`(?i)sk-|[sr]k_|tvly-|fc-|gh[pousr]_|github_pat_|AKIA|ASIA|AIza|hf_|xox[abpr]-|eyJ`)
+	keyShapeStart = regexp.MustCompile(`(?i)sk-|[sr]k_|tvly-|fc-|gh[pousr]_|github_pat_|AKIA|ASIA|AIza|hf_|xox[abpr]-|xapp-|whsec_|ya29\.|glpat-|npm_|eyJ`)
 	authScheme    = regexp.MustCompile(`(?i)\b(bearer|basic)([` + pySpace + `]+)[A-Za-z0-9._~+/=\-]{6,}`)
 	namedValue    = regexp.MustCompile(`(?i)([A-Za-z][` + pyWord + `.\-]*)(["']?[` + pySpace + `]*[:=][` + pySpace + `]*["']?)((?:bearer[` + pySpace + `]+|basic[` + pySpace + `]+|token[` + pySpace + `]+)?[^` + pySpace + `"'&,;}\])]+)`)
 	// userinfoAt is _USERINFO anchored (its leading \b is checked the Python way): the userinfo of a URL of any
@@ -37,8 +38,9 @@ var (
 	userinfoAt = regexp.MustCompile(`\A(?i:([a-z][a-z0-9+.\-]*://)[^` + pySpace + `/?#@'"<>]*@)`)
 	// urlAt is _urlfind._URL: a URL's longest possible extent (urlSpans trims it)
 	urlAt    = regexp.MustCompile(`(?i)https?://[^` + pySpace + `<>"'\x60\]\[。，、；：！？（）【】「」『』《》〈〉“”‘’„‚«»…]+`)
-	tailHint = regexp.MustCompile(`%|s(?:k(?:-|_live|_test)|ecret|ig|ession)|rk_(?:live|test)|t(?:vly-|oken)|fc-|g(?:h[pousr]_|ithub_pat_)|` +
-		`a(?:kia|sia|iza|uth)|hf_|xox[abpr]-|eyj|key|p(?:assw|wd|hpsess)|c(?:redential|ookie|ode)|bearer`)
+	tailHint = regexp.MustCompile(`%|s(?:k(?:-|_live|_test)|ecret|ig|ession)|rk_(?:live|test)|t(?:vly-|oken)|fc-|g(?:h[pousr]_|ithub_pat_|lpat-)|` +
+		`a(?:kia|sia|iza|uth|29\.)|h(?:f_|sec_)|x(?:oxa-|oxb-|oxp-|oxr-|app-)|eyj|key|p(?:assw|wd|hpsess|m_)|` +
+		`c(?:redential|ookie|ode)|bearer`)
 )
 
 func isPyWord(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsNumber(r) }

@@ -143,18 +143,17 @@ CASES: tuple[Case, ...] = (
     Case("answer citing a token URL", answer_extra=f" See https://api.example/v1?token={_S} [2]."),
     Case("answer with userinfo URL", answer_extra=f" Mirror at https://bob:{_S}@mirror.example/x."),
     Case("query text with a named secret", query=f"solar api_key={_S}"),
+    Case("Slack xapp- in a query value", results=(f"/p?x=xapp-1-A0123-{_S}",)),
+    Case("Stripe whsec_ in a query value", results=(f"/p?x=whsec_{_S}",)),
+    Case("GCP ya29. in a query value", results=(f"/p?x=ya29.{_S}",)),
+    Case("GitLab glpat- in a query value", results=(f"/p?x=glpat-{_S}",)),
 )
 """Each case with its own secret (``secret`` filled in below)."""
 
 CASES = tuple(dataclasses.replace(c, secret=f"Zq{n:02d}SECRETx7Wm3Kp2Lr8") for n, c in enumerate(CASES))
 
-# Key shapes that redact_url's early return does not know yet (widening it is the lead's: see docs/privacy.md);
-# listed apart, like the path cases.
+# Left visible by decision (see docs/privacy.md), listed apart like the path cases.
 APART: tuple[Case, ...] = tuple(dataclasses.replace(c, secret=f"Zq{90 + n:02d}SECRETx7Wm3Kp2Lr8") for n, c in enumerate((
-    Case("Slack xapp- (not yet a key shape)", results=(f"/p?x=xapp-1-A0123-{_S}",)),
-    Case("Stripe whsec_ (not yet a key shape)", results=(f"/p?x=whsec_{_S}",)),
-    Case("GCP ya29. (not yet a key shape)", results=(f"/p?x=ya29.{_S}",)),
-    Case("GitLab glpat- (not yet a key shape)", results=(f"/p?x=glpat-{_S}",)),
     Case("Slack webhook URL in a query value (a path)", results=(f"/p?hook=https://hooks.slack.example/services/T0/B0/{_S}",)),
 )))
 
